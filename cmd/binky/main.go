@@ -1,0 +1,110 @@
+// Command binky gives every git worktree of a repository its own running
+// world. main wires the kong CLI; each verb lives in its own file with a Run
+// method and calls into host/.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+// cli is the whole command line. Only verbs that really work are listed.
+type cli struct {
+	Version kong.VersionFlag `help:"Print the version, commit and Go version, then exit."`
+	Home    string           `name:"home" env:"BINKY_HOME" help:"State directory (default ~/.binky)." placeholder:"DIR"`
+}
+
+// globals is handed to every verb's Run.
+type globals struct {
+	ctx  context.Context
+	home string
+}
+
+// exitError carries an exit status through kong back to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("binky"),
+		kong.Description("Give every git worktree its own running world."),
+		kong.UsageOnError(),
+		kong.Vars{"version": versionString()},
+		kong.Exit(func(code int) { panic(exitPanic(code)) }),
+	)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "binky:", err)
+		return 2
+	}
+	code := 0
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if p, ok := r.(exitPanic); ok {
+					code = int(p)
+					return
+				}
+				panic(r)
+			}
+		}()
+		kctx, perr := parser.Parse(args)
+		if perr != nil {
+			fmt.Fprintln(os.Stderr, "binky:", perr)
+			code = 2
+			return
+		}
+		g := &globals{ctx: ctx, home: homeDir(c.Home)}
+		if rerr := kctx.Run(g); rerr != nil {
+			var ee *exitError
+			if errors.As(rerr, &ee) {
+				if ee.err != nil {
+					fmt.Fprintln(os.Stderr, "binky:", ee.err)
+				}
+				code = ee.code
+				return
+			}
+			fmt.Fprintln(os.Stderr, "binky:", rerr)
+			code = 1
+		}
+	}()
+	return code
+}
+
+// exitPanic lets kong's exit (after --help or --version) unwind to run.
+type exitPanic int
+
+// homeDir is $BINKY_HOME, else ~/.binky.
+func homeDir(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return ".binky"
+	}
+	return h + string(os.PathSeparator) + ".binky"
+}

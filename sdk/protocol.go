@@ -1,0 +1,174 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Protocol is the version of the adapter protocol this package speaks. A
+// request that names a newer protocol is refused with both versions named.
+const Protocol = 1
+
+// MaxMessage bounds one JSON message in either direction (1 MiB).
+const MaxMessage = 1 << 20
+
+// Call names, as given on argv in the one-shot tier.
+const (
+	CallDescribe  = "describe"
+	CallProvision = "provision"
+	CallResolve   = "resolve"
+	CallClone     = "clone"
+	CallDestroy   = "destroy"
+)
+
+// Calls lists every call name in protocol order.
+var Calls = []string{CallDescribe, CallProvision, CallResolve, CallClone, CallDestroy}
+
+// Adapter is what an adapter author implements: one Go type serves both
+// tiers. The four verbs act on one slice and are idempotent: provisioning a
+// slice that exists, or destroying one that is gone, succeeds.
+//
+// Return an *Error (see Errorf) to choose the reply's code; any other error
+// is reported with CodeInternal.
+type Adapter interface {
+	Describe(ctx context.Context, req *DescribeRequest) (*DescribeResponse, error)
+	Provision(ctx context.Context, req *ProvisionRequest) (*ProvisionResponse, error)
+	Resolve(ctx context.Context, req *ResolveRequest) (*ResolveResponse, error)
+	Clone(ctx context.Context, req *CloneRequest) (*CloneResponse, error)
+	Destroy(ctx context.Context, req *DestroyRequest) (*DestroyResponse, error)
+}
+
+// Header is carried by every request.
+type Header struct {
+	// Protocol is the protocol version the caller speaks.
+	Protocol int `json:"protocol"`
+	// Adapter is the name the host used to find this binary; it may be an
+	// alias (valkey for the redis adapter).
+	Adapter string `json:"adapter,omitempty"`
+}
+
+// Target is carried by the four verbs: which slice, of which project, with
+// which settings.
+type Target struct {
+	// Slice is the slice name chosen by the host (see package names); the
+	// adapter maps it onto its backend's identifier rules.
+	Slice string `json:"slice"`
+	// Project is the binky.toml project name.
+	Project string `json:"project,omitempty"`
+	// AdminURL is the service's admin_url with tokens and ${env.*}
+	// resolved. It may hold a credential: never log it.
+	AdminURL string `json:"admin_url,omitempty"`
+	// DataDir is a directory the host owns for this adapter's local state
+	// ($BINKY_HOME/data/<adapter>); adapters that keep files use it.
+	DataDir string `json:"data_dir,omitempty"`
+	// Config is the service's config table, passed verbatim.
+	Config map[string]any `json:"config,omitempty"`
+}
+
+// DescribeRequest asks an adapter who it is.
+type DescribeRequest struct {
+	Header
+}
+
+// DescribeResponse is the handshake reply.
+type DescribeResponse struct {
+	Protocol int      `json:"protocol"`
+	Name     string   `json:"name"`
+	Aliases  []string `json:"aliases,omitempty"`
+	// Clone says whether Clone can copy a slice server-side.
+	Clone bool `json:"clone"`
+	// RPC says whether the binary also serves the go-plugin RPC tier.
+	RPC bool `json:"rpc"`
+	// Version is the adapter's own version, free-form.
+	Version string `json:"version,omitempty"`
+}
+
+// ProvisionRequest asks for a slice to exist.
+type ProvisionRequest struct {
+	Header
+	Target
+}
+
+// ProvisionResponse is empty today; fields may grow.
+type ProvisionResponse struct{}
+
+// ResolveRequest asks where a slice lives.
+type ResolveRequest struct {
+	Header
+	Target
+}
+
+// ResolveResponse gives the slice's address (what ${svc.url} becomes) and
+// optional extra values (${svc.<key>}).
+type ResolveResponse struct {
+	Address string            `json:"address"`
+	Values  map[string]string `json:"values,omitempty"`
+}
+
+// CloneRequest asks for Slice to become a copy of Source.
+type CloneRequest struct {
+	Header
+	Target
+	Source string `json:"source"`
+}
+
+// CloneResponse says how the copy was made (for example "file_copy+clone"
+// or "wal_log"), for the event log.
+type CloneResponse struct {
+	Method string `json:"method,omitempty"`
+}
+
+// DestroyRequest asks for a slice to be gone.
+type DestroyRequest struct {
+	Header
+	Target
+}
+
+// DestroyResponse is empty today; fields may grow.
+type DestroyResponse struct{}
+
+// Code classifies a failed call.
+type Code string
+
+// The error codes a reply may carry.
+const (
+	CodeInvalid     Code = "invalid"     // the request is malformed or its config is wrong
+	CodeUnreachable Code = "unreachable" // the server could not be reached
+	CodeAuth        Code = "auth"        // the server refused the credentials
+	CodeUnsupported Code = "unsupported" // this adapter cannot do that (clone)
+	CodeConflict    Code = "conflict"    // the slice is in a state that forbids the call
+	CodeInternal    Code = "internal"    // anything else, including a panic
+)
+
+// Valid reports whether c is one of the documented codes.
+func (c Code) Valid() bool {
+	switch c {
+	case CodeInvalid, CodeUnreachable, CodeAuth, CodeUnsupported, CodeConflict, CodeInternal:
+		return true
+	}
+	return false
+}
+
+// Error is a failed call: a code and a message for people.
+type Error struct {
+	Code    Code   `json:"code"`
+	Message string `json:"error"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Errorf builds an *Error with the given code.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the code of err: the code of the *Error it wraps, or
+// CodeInternal.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) && e.Code.Valid() {
+		return e.Code
+	}
+	return CodeInternal
+}

@@ -1,0 +1,98 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+)
+
+// SocketName is the daemon's socket file inside BINKY_HOME.
+const SocketName = "daemon.sock"
+
+// MaxLine bounds one protocol line (16 MiB: a status of many worlds).
+const MaxLine = 16 << 20
+
+// ErrNoDaemon means nothing answers on the socket.
+var ErrNoDaemon = errors.New("no daemon is running")
+
+// Client talks to the daemon of one BINKY_HOME.
+type Client struct {
+	Home string
+}
+
+// Socket is the socket path of home.
+func Socket(home string) string { return filepath.Join(home, SocketName) }
+
+// Handlers receive what the daemon streams before its final answer.
+type Handlers struct {
+	Progress func(Progress)
+	Output   func(Output)
+}
+
+// Call sends one request and waits for the final frame, passing progress and
+// output frames to h. The result is decoded into out when out is not nil.
+func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out any) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", Socket(c.Home))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
+			return fmt.Errorf("%w (socket %s)", ErrNoDaemon, Socket(c.Home))
+		}
+		return fmt.Errorf("connect to daemon at %s: %w", Socket(c.Home), err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+
+	req := Request{Op: op}
+	if args != nil {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return fmt.Errorf("encode %s request: %w", op, err)
+		}
+		req.Args = b
+	}
+	line, _ := json.Marshal(req)
+	if _, err := conn.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("send %s request: %w", op, err)
+	}
+	sc := bufio.NewScanner(conn)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	for sc.Scan() {
+		var f Frame
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			return fmt.Errorf("daemon sent a line that is not JSON: %.200q", sc.Bytes())
+		}
+		switch {
+		case f.Progress != nil:
+			if h.Progress != nil {
+				h.Progress(*f.Progress)
+			}
+		case f.Output != nil:
+			if h.Output != nil {
+				h.Output(*f.Output)
+			}
+		case f.Error != nil:
+			return f.Error
+		default:
+			if out != nil && len(f.Result) > 0 {
+				if err := json.Unmarshal(f.Result, out); err != nil {
+					return fmt.Errorf("decode %s result: %w", op, err)
+				}
+			}
+			return nil
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s reply: %w", op, err)
+	}
+	return fmt.Errorf("daemon closed the connection before answering %s (see %s)", op, filepath.Join(c.Home, "daemon.log"))
+}

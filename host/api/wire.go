@@ -1,0 +1,211 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Ops the daemon serves.
+const (
+	OpPing   = "ping"
+	OpUp     = "up"
+	OpDown   = "down"
+	OpRemove = "remove"
+	OpStatus = "status"
+	OpEnv    = "env"
+	OpVerify = "verify"
+	OpReset  = "reset"
+	OpStop   = "stop"
+)
+
+// Request is the first and only line a client sends.
+type Request struct {
+	Op   string          `json:"op"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Frame is one line the daemon sends back.
+type Frame struct {
+	Progress *Progress       `json:"progress,omitempty"`
+	Output   *Output         `json:"output,omitempty"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    *Error          `json:"error,omitempty"`
+}
+
+// Progress reports a step of a long operation.
+type Progress struct {
+	Step     string `json:"step"`
+	Service  string `json:"service,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Elapsed  int64  `json:"elapsed_ms"`
+	Worktree string `json:"worktree,omitempty"`
+}
+
+// ElapsedDuration is Elapsed as a time.Duration.
+func (p Progress) ElapsedDuration() time.Duration { return time.Duration(p.Elapsed) * time.Millisecond }
+
+// Output is a chunk of a command's output streamed to the caller (verify).
+type Output struct {
+	Check  int    `json:"check"`
+	Stream string `json:"stream"`
+	Data   string `json:"data"`
+}
+
+// Error is a failed call. Code is a short machine-readable class.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Error codes.
+const (
+	CodeInvalid  = "invalid"   // bad arguments or config
+	CodeNotFound = "not_found" // unknown worktree
+	CodeConflict = "conflict"  // refused (dirty worktree, busy)
+	CodeFailed   = "failed"    // the operation ran and failed (health, verify)
+	CodeInternal = "internal"
+)
+
+// WorldRef names one world: a worktree name or a branch, optionally with the
+// directory the caller stands in to tell projects apart.
+type WorldRef struct {
+	Name string `json:"name,omitempty"`
+	Dir  string `json:"dir,omitempty"`
+}
+
+// UpArgs brings a world up.
+type UpArgs struct {
+	Dir    string `json:"dir"`              // where the caller stands (a repository or one of its worktrees)
+	Branch string `json:"branch,omitempty"` // empty: the worktree Dir is in
+	// Env holds the caller's values of the ${env.NAME} names the config
+	// references, and nothing else.
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// DownArgs stops a world's processes.
+type DownArgs struct {
+	WorldRef
+}
+
+// RemoveArgs destroys a world.
+type RemoveArgs struct {
+	WorldRef
+	Force bool `json:"force,omitempty"`
+}
+
+// EnvArgs asks for a world's exposed coordinates.
+type EnvArgs struct {
+	WorldRef
+}
+
+// ResetArgs puts a world's slice back to the golden state.
+type ResetArgs struct {
+	WorldRef
+	Service string `json:"service,omitempty"`
+}
+
+// VerifyArgs runs a world's verify commands.
+type VerifyArgs struct {
+	WorldRef
+}
+
+// StatusArgs filters status; empty means every world on the machine.
+type StatusArgs struct {
+	WorldRef
+}
+
+// World describes one worktree's world.
+type World struct {
+	Project  string    `json:"project"`
+	Worktree string    `json:"worktree"`
+	Branch   string    `json:"branch"`
+	Path     string    `json:"path"`
+	State    string    `json:"state"`
+	Ports    [2]int    `json:"ports"`
+	Services []Service `json:"services"`
+	Verify   *Verify   `json:"verify,omitempty"`
+	Noop     bool      `json:"noop,omitempty"`
+}
+
+// Service describes one service of a world. Address is redacted.
+type Service struct {
+	Name     string         `json:"name"`
+	Kind     string         `json:"kind"`
+	State    string         `json:"state"`
+	Pid      int            `json:"pid,omitempty"`
+	Port     int            `json:"port,omitempty"`
+	Ports    map[string]int `json:"ports,omitempty"`
+	URL      string         `json:"url,omitempty"`
+	Adapter  string         `json:"adapter,omitempty"`
+	Address  string         `json:"address,omitempty"`
+	Restarts int            `json:"restarts,omitempty"`
+	Error    string         `json:"error,omitempty"`
+}
+
+// Verify is the last verify run of a world.
+type Verify struct {
+	Passed   bool      `json:"passed"`
+	Commit   string    `json:"commit"`
+	Dirty    bool      `json:"dirty"`
+	At       time.Time `json:"at"`
+	Duration int64     `json:"duration_ms"`
+	Stale    bool      `json:"stale"`
+	Checks   []Check   `json:"checks,omitempty"`
+}
+
+// Check is one verify command's outcome.
+type Check struct {
+	Cmd      string `json:"cmd"`
+	ExitCode int    `json:"exit_code"`
+	Duration int64  `json:"duration_ms"`
+	Passed   bool   `json:"passed"`
+}
+
+// StatusResult lists worlds.
+type StatusResult struct {
+	Worlds []World `json:"worlds"`
+}
+
+// EnvResult is the expose set: service name → coordinate.
+type EnvResult struct {
+	Project  string            `json:"project"`
+	Worktree string            `json:"worktree"`
+	Env      map[string]string `json:"env"`
+	Order    []string          `json:"order"`
+}
+
+// PingResult identifies the daemon.
+type PingResult struct {
+	Pid       int       `json:"pid"`
+	Version   string    `json:"version"`
+	Home      string    `json:"home"`
+	ProxyPort int       `json:"proxy_port,omitempty"`
+	Started   time.Time `json:"started"`
+}
+
+// EnvVars names each exposed coordinate BINKY_<SERVICE>_URL (the service
+// name upper-cased, anything outside [A-Z0-9] as _), the variables verify
+// commands see and `env --dotenv` prints.
+func EnvVars(r EnvResult) map[string]string {
+	out := map[string]string{}
+	for name, v := range r.Env {
+		out["BINKY_"+envName(name)+"_URL"] = v
+	}
+	return out
+}
+
+func envName(svc string) string {
+	b := []byte(svc)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,110 @@
+package ctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/binkyhq/binky/host/api"
+)
+
+// LogName is the daemon's own log inside BINKY_HOME.
+const LogName = "daemon.log"
+
+// Ping asks the daemon of home who it is.
+func Ping(ctx context.Context, home string) (*api.PingResult, error) {
+	var res api.PingResult
+	c := &api.Client{Home: home}
+	if err := c.Call(ctx, api.OpPing, nil, api.Handlers{}, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Ensure returns a client for home's daemon, starting one detached (its own
+// session, surviving the caller's terminal) when none answers. exe is the
+// binky binary to run (os.Executable for the CLI).
+func Ensure(ctx context.Context, home, exe string) (*api.Client, error) {
+	if _, err := Ping(ctx, home); err == nil {
+		return &api.Client{Home: home}, nil
+	} else if !errors.Is(err, api.ErrNoDaemon) {
+		return nil, err
+	}
+	if _, err := Start(ctx, home, exe); err != nil {
+		return nil, err
+	}
+	return &api.Client{Home: home}, nil
+}
+
+// Start launches a daemon for home and waits until it answers. When one is
+// already running it returns its identity.
+func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
+	if p, err := Ping(ctx, home); err == nil {
+		return p, nil
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("create BINKY_HOME %s: %w", home, err)
+	}
+	logPath := filepath.Join(home, LogName)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open daemon log %s: %w", logPath, err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "--home", home, "daemon", "run")
+	cmd.Stdin = nil
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	cmd.Dir = home
+	cmd.Env = os.Environ()
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start daemon %s: %w", exe, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if p, err := Ping(ctx, home); err == nil {
+			return p, nil
+		}
+		select {
+		case err := <-exited:
+			if p, perr := Ping(ctx, home); perr == nil {
+				return p, nil // another caller's daemon won the race
+			}
+			return nil, fmt.Errorf("daemon exited at start (%v); see %s", err, logPath)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(40 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("daemon did not answer within 15s; see %s", logPath)
+		}
+	}
+}
+
+// Stop asks home's daemon to exit and waits until its socket stops answering.
+// Worlds keep running. It reports false when no daemon was running.
+func Stop(ctx context.Context, home string) (bool, error) {
+	c := &api.Client{Home: home}
+	if err := c.Call(ctx, api.OpStop, nil, api.Handlers{}, nil); err != nil {
+		if errors.Is(err, api.ErrNoDaemon) {
+			return false, nil
+		}
+		return false, err
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := Ping(ctx, home); errors.Is(err, api.ErrNoDaemon) {
+			return true, nil
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	return true, fmt.Errorf("daemon still answers 15s after stop")
+}

@@ -1,0 +1,209 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+
+	"github.com/binkyhq/binky/host/registry"
+)
+
+// The default range, used when neither Options.Range nor the caller names
+// one (see the package documentation for why).
+const (
+	DefaultLo = 20000
+	DefaultHi = 29999
+)
+
+// DefaultRange returns [DefaultLo, DefaultHi].
+func DefaultRange() [2]int { return [2]int{DefaultLo, DefaultHi} }
+
+// ErrExhausted: the range has no run of free ports as long as was asked.
+var ErrExhausted = errors.New("port range exhausted")
+
+// Options configure an Allocator; the zero value is ready to use.
+type Options struct {
+	// Range is the default range, [lo, hi] inclusive, for a Reserve that
+	// names none. Zero means DefaultRange.
+	Range [2]int
+	// Bind opens a listener to prove a port free; nil means net.Listen.
+	// Tests replace it to fake held ports or a host without IPv6.
+	Bind func(network, address string) (io.Closer, error)
+}
+
+// Allocator hands out port blocks recorded in the registry.
+type Allocator struct {
+	reg  *registry.Registry
+	rng  [2]int
+	bind func(network, address string) (io.Closer, error)
+}
+
+// New returns an allocator over reg.
+func New(reg *registry.Registry, opts Options) (*Allocator, error) {
+	a := &Allocator{reg: reg, rng: opts.Range, bind: opts.Bind}
+	if a.rng == [2]int{} {
+		a.rng = DefaultRange()
+	}
+	if err := validRange(a.rng); err != nil {
+		return nil, fmt.Errorf("new port allocator: %w", err)
+	}
+	if a.bind == nil {
+		a.bind = func(network, address string) (io.Closer, error) { return net.Listen(network, address) }
+	}
+	return a, nil
+}
+
+func validRange(r [2]int) error {
+	if r[0] < 1 || r[1] > 65535 || r[0] > r[1] {
+		return fmt.Errorf("port range %d-%d is not within 1-65535 with lo <= hi", r[0], r[1])
+	}
+	return nil
+}
+
+// Reserve returns the worktree's block of at least size ports inside rng
+// (the allocator's range when rng is zero). A block the worktree already has
+// is kept when it is large enough and inside rng, without probing (its ports
+// may be held by the world's own services). Otherwise a new block of exactly
+// size ports replaces it. Size 0 asks for no block: it returns 0, 0.
+func (a *Allocator) Reserve(ctx context.Context, project, worktree string, size int, rng [2]int) (lo, hi int, err error) {
+	b, _, err := a.ReserveBlock(ctx, project, worktree, size, rng)
+	if err != nil || b == nil {
+		return 0, 0, err
+	}
+	return b.Lo, b.Hi, nil
+}
+
+// ReserveBlock is Reserve reporting the block and whether it is new (for
+// the ports_reserved event). With size 0 it returns nil, false, nil.
+func (a *Allocator) ReserveBlock(ctx context.Context, project, worktree string, size int, rng [2]int) (*registry.PortBlock, bool, error) {
+	if size < 0 {
+		return nil, false, fmt.Errorf("reserve ports for %s/%s: size %d is negative", project, worktree, size)
+	}
+	if size == 0 {
+		return nil, false, nil
+	}
+	if rng == [2]int{} {
+		rng = a.rng
+	}
+	if err := validRange(rng); err != nil {
+		return nil, false, fmt.Errorf("reserve ports for %s/%s: %w; fix [project] port_range in binky.toml", project, worktree, err)
+	}
+	choose := func(own *registry.PortBlock, others []*registry.PortBlock) (int, int, error) {
+		if own != nil && own.Size() >= size && own.Lo >= rng[0] && own.Hi <= rng[1] {
+			return own.Lo, own.Hi, nil
+		}
+		return a.search(ctx, others, size, rng)
+	}
+	b, created, err := a.reg.ReservePortBlock(ctx, project, worktree, choose)
+	if err != nil {
+		return nil, false, err
+	}
+	return b, created, nil
+}
+
+// search finds the first run of size ports in rng that overlaps no block in
+// others (sorted by Lo) and whose every port binds. It runs inside the
+// registry's write transaction.
+func (a *Allocator) search(ctx context.Context, others []*registry.PortBlock, size int, rng [2]int) (int, int, error) {
+	held, reservedSkips := 0, 0
+	for lo := rng[0]; lo+size-1 <= rng[1]; {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		hi := lo + size - 1
+		if b := overlapping(others, lo, hi); b != nil {
+			reservedSkips++
+			lo = b.Hi + 1
+			continue
+		}
+		next := 0
+		for p := lo; p <= hi; p++ {
+			if a.probe(p) != nil {
+				held++
+				next = p + 1 // never guess around a held port: start after it
+				break
+			}
+		}
+		if next == 0 {
+			return lo, hi, nil
+		}
+		lo = next
+	}
+	reserved := 0
+	for _, b := range others {
+		if b.Overlaps(rng[0], rng[1]) {
+			reserved++
+		}
+	}
+	return 0, 0, fmt.Errorf("%w: no %d consecutive free ports in %d-%d (%d blocks of other worktrees in it, %d ports found held by other programs); set [project] port_range in binky.toml to a range with room, or remove worktrees you no longer need",
+		ErrExhausted, size, rng[0], rng[1], reserved, held)
+}
+
+// overlapping returns the block of others overlapping lo..hi that ends last,
+// or nil.
+func overlapping(others []*registry.PortBlock, lo, hi int) *registry.PortBlock {
+	var last *registry.PortBlock
+	for _, b := range others {
+		if b.Overlaps(lo, hi) && (last == nil || b.Hi > last.Hi) {
+			last = b
+		}
+	}
+	return last
+}
+
+// probe binds port on 127.0.0.1, ::1 and 0.0.0.0 in turn, closing each
+// listener again: a port held on any of them is not free. A host without
+// IPv6 skips ::1.
+func (a *Allocator) probe(port int) error {
+	for _, host := range [...]string{"127.0.0.1", "::1", "0.0.0.0"} {
+		l, err := a.bind("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			if host == "::1" && noIPv6(err) {
+				continue
+			}
+			return fmt.Errorf("port %d is held on %s: %w", port, host, err)
+		}
+		l.Close()
+	}
+	return nil
+}
+
+// Check returns the ports of lo..hi that something holds now (for `up` to
+// report before it starts services).
+func (a *Allocator) Check(ctx context.Context, lo, hi int) []int {
+	var out []int
+	for p := max(lo, 1); p <= hi && p <= 65535; p++ {
+		if ctx.Err() != nil {
+			break
+		}
+		if a.probe(p) != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Block returns the worktree's block; 0, 0 when it has none.
+func (a *Allocator) Block(ctx context.Context, project, worktree string) (lo, hi int, err error) {
+	b, err := a.reg.PortBlock(ctx, project, worktree)
+	if errors.Is(err, registry.ErrNotFound) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return b.Lo, b.Hi, nil
+}
+
+// Release gives the worktree's block back and returns what it was; 0, 0 when
+// it had none.
+func (a *Allocator) Release(ctx context.Context, project, worktree string) (lo, hi int, err error) {
+	b, err := a.reg.ReleasePortBlock(ctx, project, worktree)
+	if err != nil || b == nil {
+		return 0, 0, err
+	}
+	return b.Lo, b.Hi, nil
+}

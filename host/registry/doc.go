@@ -1,0 +1,14 @@
+// Package registry owns binky.db, the SQLite registry of every world under
+// one BINKY_HOME: worktrees and their state, their services (process ids,
+// ports, resolved addresses, restarts), verify runs, and the machine-global
+// port blocks, whose non-overlap the database itself enforces.
+//
+// The file is opened in WAL mode, and its schema is migrated in place with
+// sqlitemigration under Binky's application id; a database written by a
+// newer Binky is refused, naming both schema versions. Every write runs in a
+// BEGIN IMMEDIATE transaction, so writers from several goroutines or
+// processes queue for the lock instead of failing with SQLITE_BUSY.
+//
+// A service's Address may hold credentials: callers redact it before showing
+// it to anyone.
+package registry

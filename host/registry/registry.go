@@ -1,0 +1,204 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitemigration"
+	"zombiezen.com/go/sqlite/sqlitex"
+)
+
+// FileName is the registry's file name inside BINKY_HOME.
+const FileName = "binky.db"
+
+// Sentinel errors; match them with errors.Is.
+var (
+	// ErrNotFound: no such worktree, service, verify run or port block.
+	ErrNotFound = errors.New("not found")
+	// ErrNewerSchema: the database was written by a newer Binky.
+	ErrNewerSchema = errors.New("registry was written by a newer binky")
+	// ErrNotRegistry: the file is a SQLite database of another program.
+	ErrNotRegistry = errors.New("not a binky registry")
+	// ErrPortBlockOverlap: a port block would overlap another worktree's.
+	ErrPortBlockOverlap = errors.New("port block overlaps another block")
+)
+
+// poolSize is how many connections the registry keeps: readers run in
+// parallel (WAL), writers queue for the write lock.
+const poolSize = 4
+
+// DefaultLockWait bounds how long an operation whose context has no deadline
+// waits for the database (another writer holding the lock).
+const DefaultLockWait = 30 * time.Second
+
+const openFlags = sqlite.OpenReadWrite | sqlite.OpenCreate | sqlite.OpenWAL
+
+// Registry is binky.db. It is safe for concurrent use; several processes
+// may open the same file.
+type Registry struct {
+	path     string
+	pool     *sqlitex.Pool
+	lockWait time.Duration
+	now      func() time.Time
+}
+
+// Open opens (creating, with mode 0600, and migrating) the registry at path,
+// usually $BINKY_HOME/binky.db. A database whose schema is newer than this
+// binary's is refused with ErrNewerSchema, naming both versions; one of
+// another application with ErrNotRegistry.
+func Open(ctx context.Context, path string) (*Registry, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open registry %s: %w", path, err)
+	}
+	// Create the file ourselves so it (and the -wal and -shm files SQLite
+	// gives the same mode) is private: addresses may hold credentials.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open registry %s: %w", path, err)
+	}
+	f.Close()
+
+	if err := migrate(ctx, path); err != nil {
+		return nil, fmt.Errorf("open registry %s: %w", path, err)
+	}
+	pool, err := sqlitex.NewPool(path, sqlitex.PoolOptions{
+		Flags:       openFlags,
+		PoolSize:    poolSize,
+		PrepareConn: prepareConn,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open registry %s: %w", path, err)
+	}
+	return &Registry{path: path, pool: pool, lockWait: DefaultLockWait, now: time.Now}, nil
+}
+
+func prepareConn(conn *sqlite.Conn) error {
+	return sqlitex.ExecuteTransient(conn, "PRAGMA foreign_keys = ON;", nil)
+}
+
+// migrate checks the file is Binky's and not newer than this binary, then
+// applies the migrations it lacks.
+func migrate(ctx context.Context, path string) error {
+	conn, err := sqlite.OpenConn(path, openFlags)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	conn.SetInterrupt(ctx.Done())
+	if err := checkVersion(conn); err != nil {
+		return err
+	}
+	if err := sqlitemigration.Migrate(ctx, conn, schema()); err != nil {
+		return err
+	}
+	// A newer binary may have migrated between the check and ours.
+	return checkVersion(conn)
+}
+
+func checkVersion(conn *sqlite.Conn) error {
+	appID, err := pragmaInt(conn, "application_id")
+	if err != nil {
+		return err
+	}
+	if appID != 0 && appID != AppID {
+		return fmt.Errorf("%w: its application_id is %#x, Binky's is %#x; move it aside or set BINKY_HOME to another directory", ErrNotRegistry, appID, AppID)
+	}
+	v, err := pragmaInt(conn, "user_version")
+	if err != nil {
+		return err
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("%w: its schema version is %d, this binky's is %d; upgrade binky, or set BINKY_HOME to another directory", ErrNewerSchema, v, SchemaVersion)
+	}
+	return nil
+}
+
+func pragmaInt(conn *sqlite.Conn, name string) (int32, error) {
+	var v int32
+	err := sqlitex.ExecuteTransient(conn, "PRAGMA "+name+";", &sqlitex.ExecOptions{
+		ResultFunc: func(stmt *sqlite.Stmt) error {
+			v = stmt.ColumnInt32(0)
+			return nil
+		},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", name, err)
+	}
+	return v, nil
+}
+
+// Path is the database file.
+func (r *Registry) Path() string { return r.path }
+
+// Close closes every connection, waiting for operations under way.
+func (r *Registry) Close() error {
+	if err := r.pool.Close(); err != nil {
+		return fmt.Errorf("close registry %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// take gets a connection whose work is interrupted when ctx ends, or after
+// lockWait when ctx has no deadline.
+func (r *Registry) take(ctx context.Context) (*sqlite.Conn, func(), error) {
+	cancel := func() {}
+	if _, ok := ctx.Deadline(); !ok {
+		ctx, cancel = context.WithTimeout(ctx, r.lockWait)
+	}
+	conn, err := r.pool.Take(ctx)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return conn, func() { r.pool.Put(conn); cancel() }, nil
+}
+
+// read runs fn on a connection (outside a write transaction).
+func (r *Registry) read(ctx context.Context, fn func(*sqlite.Conn) error) error {
+	conn, done, err := r.take(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return fn(conn)
+}
+
+// write runs fn inside BEGIN IMMEDIATE: the write lock is taken before
+// anything is read, so what fn reads cannot change before it writes, and a
+// busy database is waited for instead of failing.
+func (r *Registry) write(ctx context.Context, fn func(*sqlite.Conn) error) (err error) {
+	conn, done, err := r.take(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	end, err := sqlitex.ImmediateTransaction(conn)
+	if err != nil {
+		return err
+	}
+	defer end(&err)
+	return fn(conn)
+}
+
+func execute(conn *sqlite.Conn, query string, fn func(*sqlite.Stmt) error, args ...any) error {
+	return sqlitex.Execute(conn, query, &sqlitex.ExecOptions{Args: args, ResultFunc: fn})
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}

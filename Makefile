@@ -11,7 +11,7 @@ LDFLAGS    := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Every module of the workspace: the root, the sdk, each plugin, the examples.
 MODULES    := . sdk $(patsubst %/go.mod,%,$(wildcard plugins/*/go.mod)) $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
 # Every adapter binary: plugins/<name>/cmd/binky-adapter-*.
-ADAPTERS   := $(wildcard plugins/*/cmd/binky-adapter-*) $(wildcard examples/adapters/cmd/binky-adapter-*)
+ADAPTERS   := $(wildcard plugins/*/cmd/binky-adapter-*)
 TESTFLAGS  ?= -count=1 -timeout 20m
 
 .PHONY: all build install test unit lint cross fuzz demo demo-down testenv clean
@@ -26,6 +26,8 @@ build:
 		echo "$(GO) build -o $(BIN)/$$name ./$$a"; \
 		(cd $$mod && $(GO) build -o $(BIN)/$$name ./cmd/$$name) || exit 1; \
 	done
+	$(GO) build -o $(BIN)/binky-adapter-filestore ./examples/adapters
+	$(GO) build -o $(BIN)/binky-demo-app ./examples/demo/app
 
 install: build
 	@mkdir -p $(PREFIX)/bin
@@ -63,6 +65,14 @@ fuzz:
 			for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 				echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 			done; done); done
+
+# demo: the main job on an embedded default — two worlds of examples/demo,
+# SQLite slices, no server needed. demo-down removes them.
+demo: build
+	@bash scripts/demo.sh
+
+demo-down:
+	@bash scripts/demo.sh down
 
 clean:
 	rm -rf $(BIN)

@@ -7,6 +7,7 @@ replace github.com/binkyhq/binky/sdk => ./sdk
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/alecthomas/kong v1.17.0 // indirect
+	github.com/binkyhq/binky/sdk v0.0.0-00010101000000-000000000000
 	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
 	github.com/caddyserver/certmagic v0.25.6 // indirect
 	github.com/caddyserver/zerossl v0.1.6 // indirect

@@ -18,6 +18,21 @@ import (
 type cli struct {
 	Version kong.VersionFlag `help:"Print the version, commit and Go version, then exit."`
 	Home    string           `name:"home" env:"BINKY_HOME" help:"State directory (default ~/.binky)." placeholder:"DIR"`
+
+	Check    checkCmd    `cmd:"" help:"Validate binky.toml and flag footguns."`
+	Up       upCmd       `cmd:"" help:"Bring a branch's world up (creating its worktree when needed)."`
+	Down     downCmd     `cmd:"" help:"Stop a world's processes; files, ports and slices stay."`
+	Remove   removeCmd   `cmd:"" help:"Destroy a world: processes, slices, ports, logs and its worktree."`
+	Status   statusCmd   `cmd:"" help:"Every world on the machine, grouped by project."`
+	Env      envCmd      `cmd:"" help:"A world's exposed coordinates (the [agents] expose set)."`
+	Logs     logsCmd     `cmd:"" help:"A world's service logs."`
+	Daemon   daemonCmd   `cmd:"" help:"Start, stop or inspect the daemon."`
+	Verify   verifyCmd   `cmd:"" help:"Run a world's [agents] verify commands and record the result."`
+	Reset    resetCmd    `cmd:"" help:"Put a world's slices back to the golden state."`
+	Trust    trustCmd    `cmd:"" help:"Install Binky's local CA into the system and browser trust stores (--uninstall removes it)."`
+	Adapters adaptersCmd `cmd:"" help:"List the adapters found on PATH and in $BINKY_HOME/adapters: name, aliases, tiers, clone, protocol, binary."`
+	Adapter  adapterCmd  `cmd:"" help:"Act on one adapter (adapter test NAME runs the conformance suite)."`
+	Mcp      mcpCmd      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, verify)."`
 }
 
 // globals is handed to every verb's Run.

@@ -55,6 +55,9 @@ type Output struct {
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Detail optionally carries a structured result of a failed op (the
+	// verify run whose checks failed).
+	Detail json.RawMessage `json:"detail,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -103,7 +106,8 @@ type EnvArgs struct {
 // ResetArgs puts a world's slice back to the golden state.
 type ResetArgs struct {
 	WorldRef
-	Service string `json:"service,omitempty"`
+	Service string            `json:"service,omitempty"`
+	Env     map[string]string `json:"env,omitempty"` // as UpArgs.Env
 }
 
 // VerifyArgs runs a world's verify commands.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"zombiezen.com/go/sqlite"
@@ -63,18 +64,38 @@ func Open(ctx context.Context, path string) (*Registry, error) {
 	}
 	f.Close()
 
-	if err := migrate(ctx, path); err != nil {
-		return nil, fmt.Errorf("open registry %s: %w", path, err)
-	}
-	pool, err := sqlitex.NewPool(path, sqlitex.PoolOptions{
-		Flags:       openFlags,
-		PoolSize:    poolSize,
-		PrepareConn: prepareConn,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("open registry %s: %w", path, err)
+	// Several processes opening a brand-new file at once can race on
+	// switching it to WAL mode (SQLITE_IOERR/BUSY for the losers); such an
+	// error is transient, so retry it briefly.
+	var pool *sqlitex.Pool
+	for attempt := 0; ; attempt++ {
+		var err error
+		if err = migrate(ctx, path); err == nil {
+			pool, err = sqlitex.NewPool(path, sqlitex.PoolOptions{
+				Flags:       openFlags,
+				PoolSize:    poolSize,
+				PrepareConn: prepareConn,
+			})
+		}
+		if err == nil {
+			break
+		}
+		if attempt >= 20 || !transient(err) || ctx.Err() != nil {
+			return nil, fmt.Errorf("open registry %s: %w", path, err)
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
 	}
 	return &Registry{path: path, pool: pool, lockWait: DefaultLockWait, now: time.Now}, nil
+}
+
+// transient reports whether err is a lock or I/O race worth retrying.
+func transient(err error) bool {
+	switch sqlite.ErrCode(err).ToPrimary() {
+	case sqlite.ResultBusy, sqlite.ResultIOErr, sqlite.ResultLocked:
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "disk I/O error") || strings.Contains(msg, "database is locked")
 }
 
 func prepareConn(conn *sqlite.Conn) error {

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/binkyhq/binky/host/config"
+)
+
+// checkCmd validates a binky.toml and flags footguns. Exit status: 0 when
+// there are no errors (warnings allowed), 1 with errors, 2 when the file
+// cannot be read or is not TOML.
+type checkCmd struct {
+	JSON bool   `help:"Print the diagnostics as a JSON array (empty when clean)."`
+	Path string `arg:"" optional:"" help:"A binky.toml, or a directory to search up from (default: the current directory)." placeholder:"PATH"`
+}
+
+func (c *checkCmd) Run(g *globals) error {
+	return c.run(os.Stdout, os.Stderr)
+}
+
+func (c *checkCmd) run(stdout, stderr io.Writer) error {
+	path, err := c.file()
+	if err != nil {
+		if c.JSON {
+			writeDiagnostics(stdout, config.Diagnostics{{File: c.Path, Severity: config.SeverityError, Message: err.Error()}})
+		}
+		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+	}
+	_, ds, err := config.Load(path)
+	if err != nil {
+		if c.JSON {
+			d := config.Diagnostic{File: path, Severity: config.SeverityError, Message: err.Error()}
+			var le *config.LoadError
+			if errors.As(err, &le) {
+				d = le.Diagnostic()
+			}
+			writeDiagnostics(stdout, config.Diagnostics{d})
+		}
+		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+	}
+	if c.JSON {
+		writeDiagnostics(stdout, ds)
+	} else {
+		for _, d := range ds {
+			fmt.Fprintln(stdout, d.String())
+		}
+		errs, warns := ds.Count()
+		switch {
+		case errs == 0 && warns == 0:
+			fmt.Fprintf(stderr, "%s: ok\n", path)
+		default:
+			fmt.Fprintf(stderr, "%s: %s, %s\n", path, plural(errs, "error"), plural(warns, "warning"))
+		}
+	}
+	if ds.HasErrors() {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// file resolves the PATH argument to a binky.toml, shown relative to the
+// current directory when it is inside it.
+func (c *checkCmd) file() (string, error) {
+	p := c.Path
+	if p == "" {
+		p = "."
+	}
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		found, err := config.Find(p)
+		if err != nil {
+			return "", err
+		}
+		p = found
+	}
+	if filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+				p = rel
+			}
+		}
+	}
+	return p, nil
+}
+
+func writeDiagnostics(w io.Writer, ds config.Diagnostics) {
+	if ds == nil {
+		ds = config.Diagnostics{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(ds)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

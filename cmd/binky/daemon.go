@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/binkyhq/binky/host/ctl"
+	"github.com/binkyhq/binky/host/daemon"
+)
+
+// daemonCmd groups the daemon's verbs.
+type daemonCmd struct {
+	Start  daemonStartCmd  `cmd:"" help:"Start the daemon for this BINKY_HOME (detached)."`
+	Stop   daemonStopCmd   `cmd:"" help:"Stop the daemon; worlds keep running."`
+	Status daemonStatusCmd `cmd:"" help:"Say whether the daemon runs, with its pid."`
+	Run    daemonRunCmd    `cmd:"" hidden:"" help:"Run the daemon in the foreground."`
+}
+
+type daemonStartCmd struct{}
+
+func (c *daemonStartCmd) Run(g *globals) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	p, err := ctl.Start(g.ctx, g.home, exe)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("daemon running (pid %d, home %s)\n", p.Pid, p.Home)
+	return nil
+}
+
+type daemonStopCmd struct{}
+
+func (c *daemonStopCmd) Run(g *globals) error {
+	was, err := ctl.Stop(g.ctx, g.home)
+	if err != nil {
+		return err
+	}
+	if !was {
+		fmt.Println("no daemon was running")
+		return nil
+	}
+	fmt.Println("daemon stopped (worlds keep running)")
+	return nil
+}
+
+type daemonStatusCmd struct {
+	JSON bool `help:"Print JSON."`
+}
+
+func (c *daemonStatusCmd) Run(g *globals) error {
+	p, err := ctl.Ping(g.ctx, g.home)
+	if err != nil {
+		if c.JSON {
+			json.NewEncoder(os.Stdout).Encode(map[string]any{"running": false, "home": g.home})
+		} else {
+			fmt.Printf("no daemon running for %s\n", g.home)
+		}
+		return &exitError{code: 1}
+	}
+	if c.JSON {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"running": true, "pid": p.Pid, "home": p.Home, "version": p.Version, "started": p.Started, "proxy_port": p.ProxyPort})
+	}
+	fmt.Printf("daemon running: pid %d, up %s, home %s, version %s\n", p.Pid, time.Since(p.Started).Round(time.Second), p.Home, p.Version)
+	return nil
+}
+
+type daemonRunCmd struct{}
+
+func (c *daemonRunCmd) Run(g *globals) error {
+	d := daemon.New(daemon.Options{Home: g.home, Version: versionString(), ProxyAddr: os.Getenv("BINKY_PROXY_ADDR")})
+	return d.Run(g.ctx)
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/tokens"
+)
+
+type upCmd struct {
+	Branch string `arg:"" optional:"" help:"Branch (or worktree name) to bring up; default: the worktree you stand in."`
+	JSON   bool   `help:"Print the world as JSON when done."`
+	Quiet  bool   `short:"q" help:"No live progress."`
+}
+
+func (c *upCmd) Run(g *globals) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: callerEnv(wd)}
+	cl, err := g.client()
+	if err != nil {
+		return err
+	}
+	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet || c.JSON}
+	start := time.Now()
+	var w api.World
+	if err := cl.Call(g.ctx, api.OpUp, args, api.Handlers{Progress: pp.show}, &w); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("up: %w", err)}
+	}
+	if c.JSON {
+		return json.NewEncoder(os.Stdout).Encode(w)
+	}
+	if w.Noop {
+		fmt.Printf("%s/%s is already up (nothing to do)\n", w.Project, w.Worktree)
+	} else {
+		fmt.Printf("%s/%s is up in %.1fs (ports %d-%d, %s)\n", w.Project, w.Worktree, time.Since(start).Seconds(), w.Ports[0], w.Ports[1], w.Path)
+	}
+	for _, s := range w.Services {
+		where := s.URL
+		if where == "" {
+			where = s.Address
+		}
+		fmt.Printf("  %-12s %-9s %s\n", s.Name, s.State, where)
+	}
+	return nil
+}
+
+// callerEnv forwards the caller's values of exactly the ${env.NAME} names the
+// config in wd references, and nothing else.
+func callerEnv(wd string) map[string]string {
+	path, err := config.Find(wd)
+	if err != nil {
+		return nil
+	}
+	cfg, _, err := config.Load(path)
+	if err != nil || cfg == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, n := range tokens.EnvNames(cfg) {
+		if v, ok := os.LookupEnv(n); ok {
+			out[n] = v
+		}
+	}
+	return out
+}

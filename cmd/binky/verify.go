@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/binkyhq/binky/host/api"
+)
+
+type verifyCmd struct {
+	Worktree string `arg:"" help:"Worktree name or branch."`
+	JSON     bool   `help:"Print the recorded run as JSON (command output goes to stderr)."`
+}
+
+func (c *verifyCmd) Run(g *globals) error {
+	cl, err := g.client()
+	if err != nil {
+		return err
+	}
+	out := os.Stdout
+	if c.JSON {
+		out = os.Stderr
+	}
+	start := time.Now()
+	var v api.Verify
+	h := api.Handlers{
+		Progress: func(p api.Progress) { fmt.Fprintf(os.Stderr, "==> %s\n", p.Message) },
+		Output: func(o api.Output) {
+			if o.Stream == "stderr" {
+				fmt.Fprint(os.Stderr, o.Data)
+			} else {
+				fmt.Fprint(out, o.Data)
+			}
+		},
+	}
+	err = cl.Call(g.ctx, api.OpVerify, api.VerifyArgs{WorldRef: refFromArg(c.Worktree)}, h, &v)
+	var ae *api.Error
+	if errors.As(err, &ae) && len(ae.Detail) > 0 {
+		json.Unmarshal(ae.Detail, &v)
+	} else if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("verify: %w", err)}
+	}
+	if c.JSON {
+		json.NewEncoder(os.Stdout).Encode(v)
+	} else {
+		for _, ch := range v.Checks {
+			mark := "ok  "
+			if !ch.Passed {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(os.Stderr, "%s %s (exit %d, %.1fs)\n", mark, ch.Cmd, ch.ExitCode, float64(ch.Duration)/1000)
+		}
+		verdict := "passed"
+		if !v.Passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(os.Stderr, "verify %s at %s in %.1fs\n", verdict, shortCommit(v.Commit), time.Since(start).Seconds())
+	}
+	if !v.Passed {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+type resetCmd struct {
+	Worktree string `arg:"" help:"Worktree name or branch."`
+	Service  string `arg:"" optional:"" help:"One adapter service; default: all of them."`
+	Quiet    bool   `short:"q" help:"No live progress."`
+}
+
+func (c *resetCmd) Run(g *globals) error {
+	cl, err := g.client()
+	if err != nil {
+		return err
+	}
+	wd, _ := os.Getwd()
+	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet}
+	start := time.Now()
+	var w api.World
+	args := api.ResetArgs{WorldRef: refFromArg(c.Worktree), Service: c.Service, Env: callerEnv(wd)}
+	if err := cl.Call(g.ctx, api.OpReset, args, api.Handlers{Progress: pp.show}, &w); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("reset: %w", err)}
+	}
+	fmt.Printf("%s/%s reset to its golden state in %.1fs\n", w.Project, w.Worktree, time.Since(start).Seconds())
+	return nil
+}

@@ -1,0 +1,246 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// binDir holds the binaries TestMain built.
+var binDir string
+
+func TestMain(m *testing.M) {
+	code, err := buildAndRun(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func buildAndRun(m *testing.M) (int, error) {
+	dir, err := os.MkdirTemp("", "binky-e2e-bin-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return 0, err
+	}
+	builds := []struct{ mod, pkg, out string }{
+		{root, "./cmd/binky", "binky"},
+		{root, "./examples/demo/app", "binky-demo-app"},
+		{filepath.Join(root, "plugins", "sqlite"), "./cmd/binky-adapter-sqlite", "binky-adapter-sqlite"},
+	}
+	for _, b := range builds {
+		exe := b.out
+		if runtime.GOOS == "windows" {
+			exe += ".exe"
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, exe), b.pkg)
+		cmd.Dir = b.mod
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("build %s: %v\n%s", b.pkg, err, out)
+		}
+	}
+	binDir = dir
+	return m.Run(), nil
+}
+
+// portBase hands each test its own port range.
+var portBase atomic.Int32
+
+func init() { portBase.Store(int32(21000 + (os.Getpid()%40)*100)) }
+
+func nextRange(size int) [2]int {
+	lo := int(portBase.Add(int32(size))) - size
+	return [2]int{lo, lo + size - 1}
+}
+
+// env is one test's world: a BINKY_HOME, a repository, a port range.
+type env struct {
+	t     *testing.T
+	home  string
+	repo  string
+	rng   [2]int
+	extra []string
+}
+
+// newEnv makes a BINKY_HOME and a git repository holding config (with
+// PORTRANGE replaced by the test's own range) and commits it.
+func newEnv(t *testing.T, config string) *env {
+	t.Helper()
+	base := t.TempDir()
+	e := &env{t: t, home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), rng: nextRange(60)}
+	os.MkdirAll(e.repo, 0o755)
+	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
+	if err := os.WriteFile(filepath.Join(e.repo, "binky.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.git("init", "-q", "-b", "main")
+	e.git("add", "-A")
+	e.git("commit", "-q", "-m", "init")
+	t.Cleanup(e.cleanup)
+	return e
+}
+
+func (e *env) environ() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "BINKY_") || strings.HasPrefix(kv, "PATH=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out,
+		"BINKY_HOME="+e.home,
+		"BINKY_PROXY_ADDR=127.0.0.1:0",
+		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_AUTHOR_NAME=binky", "GIT_AUTHOR_EMAIL=binky@example.invalid",
+		"GIT_COMMITTER_NAME=binky", "GIT_COMMITTER_EMAIL=binky@example.invalid",
+	)
+}
+
+func (e *env) git(args ...string) string {
+	e.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = e.repo
+	cmd.Env = e.environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// result is one CLI run.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// binky runs the CLI in the repository.
+func (e *env) binky(args ...string) result {
+	return e.binkyIn(e.repo, args...)
+}
+
+func (e *env) binkyIn(dir string, args ...string) result {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "binky"), args...)
+	cmd.Dir = dir
+	cmd.Env = append(e.environ(), e.extra...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("binky %v: %v", args, err)
+	}
+	return r
+}
+
+// must runs the CLI and fails the test on a non-zero exit.
+func (e *env) must(args ...string) result {
+	e.t.Helper()
+	r := e.binky(args...)
+	if r.code != 0 {
+		e.t.Fatalf("binky %s: exit %d\nstdout:\n%s\nstderr:\n%s\ndaemon log:\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr, e.daemonLog())
+	}
+	return r
+}
+
+func (e *env) daemonLog() string {
+	b, _ := os.ReadFile(filepath.Join(e.home, "daemon.log"))
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+// status decodes `binky status --json`.
+func (e *env) status() statusJSON {
+	e.t.Helper()
+	r := e.must("status", "--json")
+	var s statusJSON
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		e.t.Fatalf("status --json: %v\n%s", err, r.stdout)
+	}
+	return s
+}
+
+// cleanup removes every world (stopping its processes) and the daemon.
+func (e *env) cleanup() {
+	if _, err := os.Stat(filepath.Join(e.home, "daemon.sock")); err != nil {
+		return
+	}
+	r := e.binky("status", "--json")
+	var s statusJSON
+	if json.Unmarshal([]byte(r.stdout), &s) == nil {
+		for _, w := range s.Worlds {
+			e.binky("remove", "--force", "-q", w.Worktree)
+		}
+	}
+	e.binky("daemon", "stop")
+}
+
+type statusJSON struct {
+	Worlds []worldJSON `json:"worlds"`
+}
+
+type worldJSON struct {
+	Project  string        `json:"project"`
+	Worktree string        `json:"worktree"`
+	Branch   string        `json:"branch"`
+	Path     string        `json:"path"`
+	State    string        `json:"state"`
+	Ports    [2]int        `json:"ports"`
+	Services []serviceJSON `json:"services"`
+}
+
+type serviceJSON struct {
+	Name    string         `json:"name"`
+	Kind    string         `json:"kind"`
+	State   string         `json:"state"`
+	Pid     int            `json:"pid"`
+	Port    int            `json:"port"`
+	Ports   map[string]int `json:"ports"`
+	URL     string         `json:"url"`
+	Address string         `json:"address"`
+}
+
+func (s statusJSON) world(t *testing.T, worktree string) worldJSON {
+	t.Helper()
+	for _, w := range s.Worlds {
+		if w.Worktree == worktree {
+			return w
+		}
+	}
+	t.Fatalf("no world %q in status: %+v", worktree, s)
+	return worldJSON{}
+}
+
+func (w worldJSON) service(t *testing.T, name string) serviceJSON {
+	t.Helper()
+	for _, s := range w.Services {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("world %s has no service %q: %+v", w.Worktree, name, w.Services)
+	return serviceJSON{}
+}

@@ -1,0 +1,164 @@
+package config
+
+import (
+	"slices"
+	"time"
+)
+
+// Defaults filled in by Parse.
+const (
+	DefaultRestart        = RestartOnFailure
+	DefaultStopTimeout    = 10 * time.Second
+	DefaultHealthTimeout  = 60 * time.Second
+	DefaultHealthInterval = 500 * time.Millisecond
+)
+
+// Restart policies.
+const (
+	RestartOnFailure = "on-failure"
+	RestartAlways    = "always"
+	RestartNever     = "never"
+)
+
+// Config is a decoded binky.toml.
+type Config struct {
+	// File is the path the config was loaded from (the name given to Parse).
+	File    string
+	Project Project
+	// Services by name; Order lists the names in file order.
+	Services map[string]*Service
+	Order    []string
+	Agents   Agents
+
+	pos posIndex
+}
+
+// Project is the [project] table.
+type Project struct {
+	Name  string
+	HTTPS bool
+	// PortRange is [lo, hi], both inclusive; zero when unset.
+	PortRange   [2]int
+	EnvFile     string
+	WorktreeDir string
+}
+
+// Service is one [services.<name>] table: a cmd service (a process binky
+// supervises) or an adapter service (a slice binky asks a server to carve).
+type Service struct {
+	Name string
+	// Exactly one of Cmd and Adapter is set.
+	Cmd, Adapter string
+	DependsOn    []string
+	// Env applies to the process of a cmd service, and to migrate and seed
+	// of an adapter service.
+	Env map[string]string
+
+	// cmd services only.
+	Cwd     string
+	EnvFile string
+	Ports   []string
+	URL     string
+	Health  *Health
+	// Restart is on-failure (the default), always or never.
+	Restart    string
+	Watch      []string
+	StopSignal string
+	// StopTimeout defaults to 10s.
+	StopTimeout time.Duration
+
+	// adapter services only.
+	AdminURL, Migrate, Seed, CloneFrom string
+	// Timeout bounds each adapter call; zero means the caller's default.
+	Timeout time.Duration
+	// Config is passed to the adapter verbatim.
+	Config map[string]any
+}
+
+// Health is a service's readiness probe: exactly one of HTTP, TCP, Exec.
+type Health struct {
+	HTTP, TCP, Exec string
+	// Timeout (default 60s) bounds the wait for health; Interval (default
+	// 500ms) is the pause between probes.
+	Timeout, Interval time.Duration
+}
+
+// Agents is the [agents] table.
+type Agents struct {
+	// Expose lists service names whose coordinates binky env prints.
+	Expose []string
+	// Verify lists commands binky verify runs in the worktree.
+	Verify []string
+}
+
+// IsAdapter reports whether s is an adapter service.
+func (s *Service) IsAdapter() bool { return s.Adapter != "" }
+
+// PortNames returns the ports s asks for: its ports list, or ["http"] when
+// it sets only url, or nil when it asks for none. The first one is
+// ${self.port} and $PORT.
+func (s *Service) PortNames() []string {
+	if s.IsAdapter() {
+		return nil
+	}
+	if len(s.Ports) > 0 {
+		return slices.Clone(s.Ports)
+	}
+	if s.URL != "" {
+		return []string{"http"}
+	}
+	return nil
+}
+
+// StartOrder groups the services into depends_on levels, each in file
+// order: every service of a level may start in parallel once all services
+// of the previous levels are healthy. Should the config hold a cycle (Parse
+// reports it as an error), the services on it come last, in one level.
+func (c *Config) StartOrder() [][]string {
+	level := map[string]int{}
+	done := 0
+	var levels [][]string
+	for done < len(c.Order) {
+		var cur []string
+		for _, name := range c.Order {
+			if _, ok := level[name]; ok {
+				continue
+			}
+			ready := true
+			for _, d := range c.Services[name].DependsOn {
+				l, ok := level[d]
+				_, exists := c.Services[d]
+				if exists && (!ok || l == len(levels)) {
+					ready = false
+					break
+				}
+			}
+			if ready {
+				cur = append(cur, name)
+			}
+		}
+		if len(cur) == 0 {
+			for _, name := range c.Order {
+				if _, ok := level[name]; !ok {
+					cur = append(cur, name)
+				}
+			}
+		}
+		for _, name := range cur {
+			level[name] = len(levels)
+		}
+		done += len(cur)
+		levels = append(levels, cur)
+	}
+	return levels
+}
+
+// Line returns the line a key is written on, e.g. Line("services", "api",
+// "cmd"), or of its nearest enclosing key; 0 when c was not parsed from a
+// file.
+func (c *Config) Line(key ...string) int {
+	if c.pos == nil {
+		return 0
+	}
+	return c.pos.lookup(key...).line
+}

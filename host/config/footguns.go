@@ -1,0 +1,255 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/binkyhq/binky/host/tokens"
+)
+
+// located is one string value of the config and the key it is written at.
+type located struct {
+	path  []string
+	value string
+}
+
+// serviceStrings lists every string of a service that tokens expand in,
+// in a stable order.
+func serviceStrings(s *Service) []located {
+	p := []string{"services", s.Name}
+	var out []located
+	add := func(v string, key ...string) {
+		if v != "" {
+			out = append(out, located{join(p, key...), v})
+		}
+	}
+	add(s.Cmd, "cmd")
+	add(s.Adapter, "adapter")
+	add(s.Cwd, "cwd")
+	add(s.EnvFile, "env_file")
+	for _, k := range sortedKeys(s.Env) {
+		add(s.Env[k], "env", k)
+	}
+	if h := s.Health; h != nil {
+		add(h.HTTP, "health", "http")
+		add(h.TCP, "health", "tcp")
+		add(h.Exec, "health", "exec")
+	}
+	for i, w := range s.Watch {
+		add(w, "watch", elem(i))
+	}
+	add(s.AdminURL, "admin_url")
+	add(s.Migrate, "migrate")
+	add(s.Seed, "seed")
+	walkAny(s.Config, join(p, "config"), func(path []string, v string) {
+		// Keys nested past maxDepth have no position of their own: keep
+		// the top of the path and the last key, so deep input stays linear.
+		if len(path) > maxDepth+4 {
+			path = append(slices.Clone(path[:maxDepth+3]), path[len(path)-1])
+		} else {
+			path = slices.Clone(path)
+		}
+		out = append(out, located{path, v})
+	})
+	return out
+}
+
+// walkAny calls fn for every string inside v (tables and arrays, keys in
+// sorted order). path is used as a stack: fn must clone it to keep it.
+func walkAny(v any, path []string, fn func(path []string, s string)) {
+	n := len(path)
+	switch x := v.(type) {
+	case string:
+		fn(path, x)
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			walkAny(x[k], append(path[:n], k), fn)
+		}
+	case []any:
+		for i, e := range x {
+			walkAny(e, append(path[:n], elem(i)), fn)
+		}
+	case []map[string]any:
+		for i, e := range x {
+			walkAny(e, append(path[:n], elem(i)), fn)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// TokenStrings returns every string of the config that tokens may appear
+// in: project paths, each service's strings (cmd, env values, health,
+// admin_url, migrate, seed, config…) and agents.verify.
+func (c *Config) TokenStrings() []string {
+	out := []string{c.Project.EnvFile, c.Project.WorktreeDir}
+	for _, name := range c.Order {
+		for _, l := range serviceStrings(c.Services[name]) {
+			out = append(out, l.value)
+		}
+	}
+	return append(out, c.Agents.Verify...)
+}
+
+// EnvNames returns every NAME of a ${env.NAME} token anywhere in the
+// config, sorted and unique (tokens.EnvNames(c) is the same).
+func (c *Config) EnvNames() []string { return tokens.EnvNames(c) }
+
+// footguns warns about configs that work but will not do what was meant,
+// and rejects literal credentials where binky itself would use them.
+func footguns(d *decoder, c *Config) {
+	for _, name := range c.Order {
+		s := c.Services[name]
+		strs := serviceStrings(s)
+		for _, l := range strs {
+			for _, ref := range tokens.Refs(l.value) {
+				checkRef(d, c, s, l.path, ref)
+			}
+			credentials(d, s, l)
+		}
+		if s.IsAdapter() {
+			sliceTarget(d, s, "migrate", s.Migrate)
+			sliceTarget(d, s, "seed", s.Seed)
+		}
+	}
+	for i, v := range c.Agents.Verify {
+		for _, ref := range tokens.Refs(v) {
+			checkRef(d, c, nil, []string{"agents", "verify", elem(i)}, ref)
+		}
+	}
+}
+
+// credentials checks one string for a secret written in the file.
+func credentials(d *decoder, s *Service, l located) {
+	key := l.path[2]
+	last := l.path[len(l.path)-1]
+	cred := literalCredential(l.value)
+	const fix = "put it in the environment or the [project] env_file and write ${env.NAME}"
+	switch {
+	case key == "admin_url" && cred != "":
+		d.errorf(l.path, "write admin_url = \"${env."+strings.ToUpper(s.Name)+"_ADMIN_URL}\" and export that variable, or keep it in the env_file",
+			"admin_url holds a literal credential (%s)", cred)
+	case key == "config" && cred != "":
+		d.errorf(l.path, fix, "%s holds a literal credential (%s)", keyName(l.path), cred)
+	case key == "config" && secretName(last) && isLiteral(l.value):
+		d.errorf(l.path, fix, "%s holds a literal secret", keyName(l.path))
+	case key == "env" && secretName(last) && isLiteral(l.value):
+		d.warnf(l.path, fix, "env %s looks like a literal secret", last)
+	case cred != "":
+		d.warnf(l.path, fix, "%s holds a literal credential (%s)", keyName(l.path), cred)
+	}
+}
+
+// sliceTarget warns when a migrate or seed cannot know which slice to fill.
+func sliceTarget(d *decoder, s *Service, key, cmd string) {
+	if cmd == "" || usesSelfURL(cmd, s.Name) {
+		return
+	}
+	for _, v := range s.Env {
+		if usesSelfURL(v, s.Name) {
+			return
+		}
+	}
+	d.warnf([]string{"services", s.Name, key}, `pass the slice through ${self.url}, e.g. env = { DATABASE_URL = "${self.url}" }`,
+		"%s of services.%s cannot know which slice it targets: neither it nor env uses ${self.url}", key, s.Name)
+}
+
+func usesSelfURL(v, name string) bool {
+	for _, r := range tokens.Refs(v) {
+		if r == tokens.URL(tokens.Self) || r == tokens.URL(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRef warns about a token that will not render as meant. self is the
+// service the string belongs to, nil outside services.
+func checkRef(d *decoder, c *Config, self *Service, path []string, ref string) {
+	segs := tokens.Split(ref)
+	tok := "${" + ref + "}"
+	switch segs[0] {
+	case tokens.Env:
+		if len(segs) != 2 || !envNameRE.MatchString(segs[1]) {
+			d.warnf(path, "write ${env.NAME} with a variable name", "%s is not an env token and is left as written", tok)
+		}
+		return
+	case "worktree":
+		if ref != tokens.WorktreeName && ref != tokens.WorktreePath {
+			d.warnf(path, didYouMean(ref, []string{tokens.WorktreeName, tokens.WorktreePath}, "use ${worktree.name} or ${worktree.path}"), "%s is not a token and is left as written", tok)
+		}
+		return
+	case "project":
+		if ref != tokens.ProjectName {
+			d.warnf(path, "use ${project.name}", "%s is not a token and is left as written", tok)
+		}
+		return
+	case tokens.Self:
+		if self == nil {
+			d.warnf(path, "name the service: ${<service>.url}", "%s means nothing outside a service and is left as written", tok)
+			return
+		}
+		if len(segs) > 1 {
+			checkField(d, self, true, path, tok, segs[1:])
+		}
+		return
+	}
+	target := c.Services[segs[0]]
+	if target == nil {
+		if len(segs) >= 2 && slices.Contains([]string{tokens.FieldPort, tokens.FieldPorts, tokens.FieldURL, tokens.FieldHost}, segs[1]) {
+			d.warnf(path, didYouMean(segs[0], c.Order, "name a service of this file"), "%s names no service and is left as written", tok)
+		}
+		return
+	}
+	if len(segs) > 1 {
+		checkField(d, target, self == target, path, tok, segs[1:])
+	}
+}
+
+// checkField checks the field part of a service token (port, ports.x…).
+func checkField(d *decoder, s *Service, isSelf bool, path []string, tok string, field []string) {
+	who := "services." + s.Name
+	ports := s.PortNames()
+	askHint := fmt.Sprintf(`if %s needs a port, say so: url = "%s" or ports = ["http"]`, who, s.Name)
+	switch field[0] {
+	case tokens.FieldPort, tokens.FieldPorts:
+		switch {
+		case s.IsAdapter():
+			d.warnf(path, "an adapter slice is reached through ${"+refName(isSelf, s)+".url}", "%s: %s is an adapter slice and has no port; the token is left as written", tok, who)
+		case len(ports) == 0:
+			d.warnf(path, askHint, "%s: %s asks for no port, so the token is left as written", tok, who)
+		case field[0] == tokens.FieldPorts && len(field) != 2:
+			d.warnf(path, "write ${"+refName(isSelf, s)+".ports.<name>}", "%s is not a token and is left as written", tok)
+		case field[0] == tokens.FieldPort && len(field) != 1:
+			d.warnf(path, "write ${"+refName(isSelf, s)+".port}", "%s is not a token and is left as written", tok)
+		case field[0] == tokens.FieldPorts && !slices.Contains(ports, field[1]):
+			d.warnf(path, didYouMean(field[1], ports, "its ports are "+strings.Join(ports, ", ")), "%s: %s has no port named %s", tok, who, quote(field[1]))
+		}
+	case tokens.FieldURL, tokens.FieldHost:
+		if !s.IsAdapter() && len(ports) == 0 {
+			d.warnf(path, askHint, "%s: %s asks for no port, so it has no %s; the token is left as written", tok, who, field[0])
+		}
+	default:
+		if !s.IsAdapter() {
+			d.warnf(path, "a cmd service has port, ports.<name>, url and host", "%s: %s has no field %s; the token is left as written", tok, who, quote(strings.Join(field, ".")))
+		}
+	}
+}
+
+func refName(isSelf bool, s *Service) string {
+	if isSelf {
+		return tokens.Self
+	}
+	return s.Name
+}
+
+// EnvNames is c.EnvNames().
+func EnvNames(c *Config) []string { return c.EnvNames() }

@@ -1,0 +1,181 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// FileName is the name of the config file at a repository's root.
+const FileName = "binky.toml"
+
+// MaxSize bounds a binky.toml (1 MiB); a bigger file is refused unread.
+const MaxSize = 1 << 20
+
+// LoadError says why a file could not be used at all: it cannot be read, is
+// too large, or is not TOML. Line and Col are 0 when no position applies.
+type LoadError struct {
+	File      string
+	Line, Col int
+	Msg       string
+	// Hint says how to fix it, when there is something to say.
+	Hint string
+	Err  error
+}
+
+// Error is "file:line:col: msg (hint)", without the position parts that
+// do not apply.
+func (e *LoadError) Error() string {
+	var s string
+	switch {
+	case e.Line > 0 && e.Col > 0:
+		s = fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	case e.Line > 0:
+		s = fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	default:
+		s = fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// Diagnostic returns e as an error diagnostic (for --json output).
+func (e *LoadError) Diagnostic() Diagnostic {
+	return Diagnostic{File: e.File, Line: e.Line, Col: e.Col, Severity: SeverityError, Message: e.Msg, Hint: e.Hint}
+}
+
+// Load reads and parses the binky.toml at path. The error is a *LoadError,
+// non-nil only when the file cannot be read or is not TOML; every other
+// problem is a Diagnostic. The Config is usable when !ds.HasErrors().
+func Load(path string) (*Config, Diagnostics, error) {
+	data, err := readLimited(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Parse(path, data)
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &LoadError{File: path, Msg: "cannot read: " + cause(err), Err: err}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &LoadError{File: path, Msg: "cannot read: " + cause(err), Err: err}
+	}
+	if st.IsDir() {
+		return nil, &LoadError{File: path, Msg: "cannot read: is a directory (give the binky.toml inside it)", Err: fs.ErrInvalid}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, &LoadError{File: path, Msg: "cannot read: " + cause(err), Err: err}
+	}
+	if len(data) > MaxSize {
+		return nil, tooLarge(path)
+	}
+	return data, nil
+}
+
+func tooLarge(name string) *LoadError {
+	return &LoadError{File: name, Msg: fmt.Sprintf("file is larger than %d bytes; a binky.toml is a short hand-written file", MaxSize), Err: errTooLarge}
+}
+
+var errTooLarge = errors.New("file too large")
+
+// cause drops the path a *fs.PathError repeats.
+func cause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Parse decodes and validates data as the binky.toml called name (the name
+// is used in diagnostics). See Load for the results.
+func Parse(name string, data []byte) (cfg *Config, ds Diagnostics, err error) {
+	if len(data) > MaxSize {
+		return nil, nil, tooLarge(name)
+	}
+	raw := map[string]any{}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = &LoadError{File: name, Msg: fmt.Sprintf("not valid TOML: decoder failed: %v", r)}
+			}
+		}()
+		_, derr := toml.Decode(string(data), &raw)
+		if derr != nil {
+			err = tomlError(name, derr)
+		}
+	}()
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &decoder{file: name, pos: indexPositions(stripBOM(string(data)))}
+	cfg = d.config(raw)
+	validate(d, cfg)
+	footguns(d, cfg)
+	sortDiagnostics(d.diags)
+	return cfg, d.diags, nil
+}
+
+func tomlError(name string, err error) *LoadError {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		le := &LoadError{File: name, Line: pe.Position.Line, Col: pe.Position.Col, Msg: "not valid TOML: " + oneLine(pe.Message), Err: err}
+		if strings.Contains(pe.Message, "already been defined") || strings.Contains(pe.Message, "already created") {
+			le.Hint = "a key or table may appear once: merge or remove the repeat"
+		}
+		return le
+	}
+	return &LoadError{File: name, Msg: "not valid TOML: " + oneLine(err.Error()), Err: err}
+}
+
+// stripBOM drops a byte-order mark the way the toml parser does, so that
+// positions agree with its own.
+func stripBOM(s string) string {
+	switch {
+	case len(s) >= 3 && s[:3] == "\xef\xbb\xbf":
+		return s[3:]
+	case len(s) >= 2 && (s[:2] == "\xff\xfe" || s[:2] == "\xfe\xff"):
+		return s[2:]
+	}
+	return s
+}
+
+// Find returns the path of the binky.toml in dir or in the nearest parent
+// that has one. The search stops at the repository root (a directory holding
+// .git) and at the filesystem root.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find %s from %s: %w", FileName, dir, err)
+	}
+	for d := abs; ; {
+		p := filepath.Join(d, FileName)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return "", fmt.Errorf("find %s: none in %s or its parents up to the repository root %s; create one at the repository root", FileName, abs, d)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("find %s: none in %s or any parent; run binky inside a repository that has one, or give its path", FileName, abs)
+		}
+		d = parent
+	}
+}

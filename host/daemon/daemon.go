@@ -1,0 +1,210 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/binkyhq/binky/host/adapter"
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/ports"
+	"github.com/binkyhq/binky/host/proxy"
+	"github.com/binkyhq/binky/host/redact"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+)
+
+// Options configure a daemon.
+type Options struct {
+	Home    string
+	Version string
+	// Logger receives the daemon's own log (stderr, which the CLI points at
+	// $BINKY_HOME/daemon.log); nil means stderr.
+	Logger hclog.Logger
+	// ProxyAddr overrides the proxy listener ("127.0.0.1:80" by default, with
+	// a fallback port). "off" disables the proxy.
+	ProxyAddr string
+}
+
+// Daemon is one BINKY_HOME's daemon.
+type Daemon struct {
+	opts      Options
+	home      string
+	log       hclog.Logger
+	redact    *redact.Redactor
+	events    *events.Log
+	reg       *registry.Registry
+	ports     *ports.Allocator
+	adapter   *adapter.Host
+	sup       *supervisor.Supervisor
+	proxy     *proxy.Proxy
+	routeKick chan struct{}
+	started   time.Time
+
+	handlers map[string]handler
+	stop     context.CancelFunc
+
+	mu     sync.Mutex
+	worlds map[string]*sync.Mutex // project/worktree → serializes ops on one world
+	repos  map[string]*sync.Mutex // repository root → serializes git worktree changes
+}
+
+// New builds a daemon; Run starts it.
+func New(opts Options) *Daemon {
+	log := opts.Logger
+	if log == nil {
+		log = hclog.New(&hclog.LoggerOptions{Name: "binkyd", Output: os.Stderr, Level: hclog.Info})
+	}
+	d := &Daemon{
+		opts:      opts,
+		home:      opts.Home,
+		log:       log,
+		redact:    redact.New(),
+		worlds:    map[string]*sync.Mutex{},
+		repos:     map[string]*sync.Mutex{},
+		routeKick: make(chan struct{}, 1),
+	}
+	d.handlers = map[string]handler{
+		api.OpPing:   d.opPing,
+		api.OpStop:   d.opStop,
+		api.OpUp:     d.opUp,
+		api.OpDown:   d.opDown,
+		api.OpRemove: d.opRemove,
+		api.OpStatus: d.opStatus,
+		api.OpEnv:    d.opEnv,
+		api.OpVerify: d.opVerify,
+		api.OpReset:  d.opReset,
+	}
+	return d
+}
+
+// Run serves until ctx ends or a stop op arrives. Worlds keep running after
+// it returns.
+func (d *Daemon) Run(ctx context.Context) error {
+	if err := os.MkdirAll(d.home, 0o700); err != nil {
+		return fmt.Errorf("create BINKY_HOME %s: %w", d.home, err)
+	}
+	lock, err := lockFile(filepath.Join(d.home, "daemon.pid"))
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d.stop = cancel
+	d.started = time.Now()
+
+	if d.reg, err = registry.Open(ctx, filepath.Join(d.home, "binky.db")); err != nil {
+		return err
+	}
+	defer d.reg.Close()
+	if d.events, err = events.Open(filepath.Join(d.home, "events.log"), d.redact); err != nil {
+		return err
+	}
+	defer d.events.Close()
+	if d.ports, err = ports.New(d.reg, ports.Options{}); err != nil {
+		return err
+	}
+	d.adapter = adapter.New(adapter.Options{
+		Home:   d.home,
+		Logger: d.log.Named("adapter"),
+		Redact: d.redact.String,
+		OnStderr: func(name, call, text string) {
+			d.emit(events.Event{Event: events.AdapterStderr, Adapter: name, Error: call + ": " + text})
+		},
+	})
+	d.sup = supervisor.New(supervisor.Options{
+		Logger:  d.log.Named("supervisor"),
+		Store:   &supStore{d: d},
+		OnEvent: d.onSupervisorEvent,
+	})
+	defer d.sup.Shutdown()
+
+	d.startProxy(ctx)
+	go d.routeLoop(ctx)
+	d.reconcile(ctx)
+
+	sock := api.Socket(d.home)
+	os.Remove(sock) // we hold the lock: any socket file left is stale
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", sock, err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("chmod %s: %w", sock, err)
+	}
+	d.emit(events.Event{Event: events.DaemonStarted})
+	d.log.Info("daemon started", "pid", os.Getpid(), "home", d.home, "version", d.opts.Version)
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	d.serve(ctx, ln)
+	os.Remove(sock)
+	d.stopProxy()
+	d.emit(events.Event{Event: events.DaemonStopped})
+	d.log.Info("daemon stopped; worlds keep running")
+	return nil
+}
+
+// emit writes an event; a failure to log is logged, never fatal.
+func (d *Daemon) emit(e events.Event) {
+	if err := d.events.Emit(e); err != nil {
+		d.log.Warn("write event", "event", e.Event, "error", err)
+	}
+}
+
+// worldLock serializes operations on one world.
+func (d *Daemon) worldLock(project, worktree string) *sync.Mutex {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k := project + "/" + worktree
+	m, ok := d.worlds[k]
+	if !ok {
+		m = &sync.Mutex{}
+		d.worlds[k] = m
+	}
+	return m
+}
+
+// repoLock serializes git worktree changes in one repository.
+func (d *Daemon) repoLock(root string) *sync.Mutex {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m, ok := d.repos[root]
+	if !ok {
+		m = &sync.Mutex{}
+		d.repos[root] = m
+	}
+	return m
+}
+
+func (d *Daemon) opPing(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {
+	return api.PingResult{Pid: os.Getpid(), Version: d.opts.Version, Home: d.home, Started: d.started, ProxyPort: d.proxyPort()}, nil
+}
+
+func (d *Daemon) opStop(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {
+	go func() {
+		time.Sleep(20 * time.Millisecond) // let the reply reach the caller
+		d.stop()
+	}()
+	return struct{}{}, nil
+}
+
+// logDir is where a world's service logs live.
+func (d *Daemon) logDir(project, worktree string) string {
+	return filepath.Join(d.home, "logs", project, worktree)
+}
+
+var errNotFound = errors.New("not found")

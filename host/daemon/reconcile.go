@@ -1,0 +1,78 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+)
+
+// specJSON is how a service's run spec is kept in the registry, so a later
+// daemon can re-adopt (or restart) exactly what this one started.
+func specJSON(s supervisor.Spec) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// reconcile re-adopts, at daemon start, every process the registry says a
+// previous daemon started: still running with the same start time → adopted;
+// pid now someone else's → lost, never signalled; died meanwhile → reported
+// and its restart policy applied once.
+func (d *Daemon) reconcile(ctx context.Context) {
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		d.log.Error("reconcile: read registry", "error", err)
+		return
+	}
+	var adopt []supervisor.Record
+	for _, rec := range recs {
+		for _, v := range rec.Secrets {
+			d.redact.Add(v)
+		}
+		if rec.State != stateUp && rec.State != stateStarting {
+			continue
+		}
+		svcs, err := d.reg.Services(ctx, rec.ID)
+		if err != nil {
+			continue
+		}
+		for _, sv := range svcs {
+			if sv.Kind != registry.KindCmd || sv.PID <= 0 || sv.Spec == "" {
+				continue
+			}
+			var spec supervisor.Spec
+			if err := json.Unmarshal([]byte(sv.Spec), &spec); err != nil {
+				d.log.Warn("reconcile: unreadable spec", "service", sv.Name, "error", err)
+				continue
+			}
+			adopt = append(adopt, supervisor.Record{
+				Key: supKey(rec.Project, rec.Name, sv.Name), Spec: spec,
+				Pid: sv.PID, Pgid: sv.PGID, StartTime: sv.StartTime,
+			})
+		}
+	}
+	if len(adopt) == 0 {
+		return
+	}
+	for _, r := range d.sup.Adopt(ctx, adopt) {
+		e := events.Event{Project: r.Key.Project, Worktree: r.Key.Worktree, Service: r.Key.Service, PID: r.Pid}
+		switch r.Outcome {
+		case supervisor.AdoptAdopted, supervisor.AdoptSkipped:
+			continue // the supervisor already emitted service_adopted
+		case supervisor.AdoptLost, supervisor.AdoptRestarted, supervisor.AdoptExited:
+			continue // reported by the supervisor's own events
+		default:
+			e.Event = events.ServiceFailed
+		}
+		if r.Err != nil {
+			e.Error = r.Err.Error()
+		}
+		d.emit(e)
+	}
+	d.refreshRoutes(ctx)
+}

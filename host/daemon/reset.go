@@ -1,0 +1,90 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/sdk"
+)
+
+// opReset puts a world's slices (or one service's) back to the golden state:
+// the slice is dropped and cloned again from the template (rebuilt first if
+// migrate or seed changed). A service without clone_from is rebuilt by
+// provision+migrate+seed.
+func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.ResetArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, err := d.findWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	lock := d.worldLock(rec.Project, rec.Name)
+	lock.Lock()
+	defer lock.Unlock()
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, err
+	}
+	envVals, err := resolveEnv(cfg, rec.Path, a.Env)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range envVals {
+		d.redact.Add(v)
+	}
+	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
+	plan, _ := portPlan(cfg, lo)
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, env: envVals, proxyURL: d.proxyURL, hostOf: d.hostOf(cfg, rec)}
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, sv := range svcs {
+		if sv.Address != "" {
+			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
+		}
+	}
+	done := 0
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			svc := cfg.Services[name]
+			if !svc.IsAdapter() || (a.Service != "" && a.Service != name) {
+				continue
+			}
+			slName := sliceName(cfg, rec.Name, svc)
+			conn, err := d.openAdapter(ctx, svc)
+			if err != nil {
+				return nil, err
+			}
+			s.progress("reset", name, slName)
+			if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, slName, w.coords())}); err != nil {
+				conn.Close()
+				return nil, errorf(api.CodeFailed, "drop slice %q of %s: %v", slName, name, err)
+			}
+			d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
+			var sl slice
+			if svc.CloneFrom != "" {
+				sl, err = d.sliceFromGolden(ctx, s, w, rec, svc, conn, slName)
+			} else {
+				sl, err = d.buildSlice(ctx, s, w, rec, svc, conn, slName)
+			}
+			conn.Close()
+			if err != nil {
+				return nil, err
+			}
+			w.slices[name] = sl
+			done++
+		}
+	}
+	if done == 0 {
+		if a.Service != "" {
+			return nil, errorf(api.CodeInvalid, "%s has no adapter service %q", rec.Name, a.Service)
+		}
+		return nil, errorf(api.CodeInvalid, "%s has no adapter services to reset", rec.Name)
+	}
+	return d.worldStatus(ctx, rec)
+}

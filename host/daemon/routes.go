@@ -1,0 +1,139 @@
+package daemon
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/proxy"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// startProxy starts the embedded reverse proxy. A proxy that cannot bind is
+// logged and left off: URLs then fall back to ports, and up still works.
+func (d *Daemon) startProxy(ctx context.Context) {
+	if d.opts.ProxyAddr == "off" {
+		return
+	}
+	p := proxy.New(proxy.Options{
+		Logger:    d.log.Named("proxy"),
+		Addr:      d.opts.ProxyAddr,
+		Dashboard: d.dashboardHandler(),
+	})
+	if err := p.Start(ctx); err != nil {
+		d.log.Warn("proxy not started; services stay reachable on their ports", "error", err)
+		return
+	}
+	d.proxy = p
+	d.refreshRoutes(ctx)
+}
+
+func (d *Daemon) stopProxy() {
+	if d.proxy != nil {
+		d.proxy.Close()
+	}
+}
+
+func (d *Daemon) proxyPort() int {
+	if d.proxy == nil {
+		return 0
+	}
+	return d.proxy.Port()
+}
+
+// proxyURL is the URL of a proxied hostname, carrying the proxy's port when
+// it is not 80.
+func (d *Daemon) proxyURL(host string) string {
+	if d.proxy == nil {
+		return "http://" + host
+	}
+	return d.proxy.URL(host)
+}
+
+// hostOf maps a service of a recorded world onto its proxied hostname.
+func (d *Daemon) hostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
+	return func(svc string) string {
+		return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project)
+	}
+}
+
+// refreshRoutes rebuilds the proxy's table from the registry and the
+// supervisor: every url service of every world, with its live state.
+func (d *Daemon) refreshRoutes(ctx context.Context) {
+	if d.proxy == nil {
+		return
+	}
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		d.log.Warn("refresh routes", "error", err)
+		return
+	}
+	var routes []proxy.Route
+	for _, rec := range recs {
+		svcs, err := d.reg.Services(ctx, rec.ID)
+		if err != nil {
+			continue
+		}
+		cfg, cfgErr := d.worldConfig(rec)
+		for _, sv := range svcs {
+			if sv.Kind != registry.KindCmd || sv.URL == "" || cfgErr != nil {
+				continue
+			}
+			c, ok := cfg.Services[sv.Name]
+			if !ok || c.URL == "" {
+				continue
+			}
+			port := sv.Ports[c.PortNames()[0]]
+			state := proxy.StateDown
+			if st, ok := d.sup.State(supKey(rec.Project, rec.Name, sv.Name)); ok {
+				state = routeState(string(st.State))
+			}
+			routes = append(routes, proxy.Route{
+				Host:    names.Host(c.URL, rec.Name, rec.Project),
+				Target:  "127.0.0.1:" + strconv.Itoa(port),
+				State:   state,
+				Project: rec.Project, Worktree: rec.Name, Service: sv.Name,
+			})
+		}
+	}
+	d.proxy.Set(routes)
+}
+
+// refreshRoutesAsync is refreshRoutes for supervisor callbacks, which must
+// not block.
+func (d *Daemon) refreshRoutesAsync() {
+	if d.proxy == nil {
+		return
+	}
+	select {
+	case d.routeKick <- struct{}{}:
+	default:
+	}
+}
+
+// routeLoop applies queued route refreshes one at a time.
+func (d *Daemon) routeLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.routeKick:
+			d.refreshRoutes(ctx)
+		}
+	}
+}
+
+func routeState(s string) string {
+	switch s {
+	case "running":
+		return proxy.StateRunning
+	case "starting":
+		return proxy.StateStarting
+	case "backoff", "unhealthy":
+		return proxy.StateRestarting
+	case "failed", "lost":
+		return proxy.StateFailed
+	}
+	return proxy.StateDown
+}

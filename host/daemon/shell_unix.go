@@ -1,0 +1,6 @@
+//go:build !windows
+
+package daemon
+
+func shellPath() string { return "sh" }
+func shellFlag() string { return "-c" }

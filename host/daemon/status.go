@@ -1,0 +1,179 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/worktree"
+)
+
+// opStatus lists every world on the machine, grouped by project.
+func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (any, error) {
+	var a api.StatusArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	var recs []*registry.Worktree
+	if a.Name != "" {
+		rec, err := d.findWorld(ctx, a.WorldRef)
+		if err != nil {
+			return nil, err
+		}
+		recs = []*registry.Worktree{rec}
+	} else {
+		var err error
+		if recs, err = d.reg.Worktrees(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res := api.StatusResult{Worlds: []api.World{}}
+	for _, rec := range recs {
+		w, err := d.worldStatus(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		res.Worlds = append(res.Worlds, *w)
+	}
+	sort.SliceStable(res.Worlds, func(i, j int) bool {
+		if res.Worlds[i].Project != res.Worlds[j].Project {
+			return res.Worlds[i].Project < res.Worlds[j].Project
+		}
+		return res.Worlds[i].Worktree < res.Worlds[j].Worktree
+	})
+	return res, nil
+}
+
+// worldStatus describes one world from the registry and the supervisor's
+// live state. Addresses are redacted: status never shows a secret.
+func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.World, error) {
+	w := worldSummary(rec)
+	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil {
+		w.Ports = [2]int{lo, hi}
+	}
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	order := map[string]int{}
+	adapters := map[string]string{}
+	if cfg, err := d.worldConfig(rec); err == nil {
+		for i, n := range cfg.Order {
+			order[n] = i
+		}
+		for _, sv := range svcs {
+			if c, ok := cfg.Services[sv.Name]; ok && c.IsAdapter() {
+				adapters[sv.Name] = c.Adapter
+			}
+		}
+	}
+	sort.SliceStable(svcs, func(i, j int) bool { return order[svcs[i].Name] < order[svcs[j].Name] })
+	for _, sv := range svcs {
+		out := api.Service{
+			Name: sv.Name, Kind: sv.Kind, State: sv.State, Pid: sv.PID, Ports: sv.Ports,
+			URL: sv.URL, Adapter: adapters[sv.Name], Restarts: sv.Restarts, Error: d.redact.String(sv.LastError),
+		}
+		if sv.Address != "" {
+			out.Address = d.redact.String(redactURL(sv.Address))
+		}
+		for _, p := range sv.Ports {
+			if out.Port == 0 || p < out.Port {
+				out.Port = p
+			}
+		}
+		if sv.Kind == registry.KindCmd {
+			if st, ok := d.sup.State(supKey(rec.Project, rec.Name, sv.Name)); ok {
+				out.State = string(st.State)
+				out.Pid = st.Pid
+				out.Restarts = st.Restarts
+			} else if rec.State == stateDown || out.State == "" {
+				out.State = "stopped"
+				out.Pid = 0
+			}
+			if out.Pid == 0 && out.State != "running" {
+				out.Pid = 0
+			}
+		}
+		w.Services = append(w.Services, out)
+	}
+	if w.Services == nil {
+		w.Services = []api.Service{}
+	}
+	if v, err := d.reg.LastVerifyRun(ctx, rec.ID); err == nil && v != nil {
+		w.Verify = verifyOf(v)
+		if repo, err := worktree.Open(ctx, rec.Path); err == nil {
+			if head, _, err := repo.Head(ctx, rec.Path); err == nil && head != v.Commit {
+				w.Verify.Stale = true
+			}
+		}
+	}
+	return w, nil
+}
+
+func verifyOf(v *registry.VerifyRun) *api.Verify {
+	out := &api.Verify{Passed: v.Passed, Commit: v.Commit, Dirty: v.Dirty, At: v.StartedAt, Duration: v.Duration.Milliseconds()}
+	for _, c := range v.Checks {
+		out.Checks = append(out.Checks, api.Check{Cmd: c.Cmd, ExitCode: c.ExitCode, Duration: c.Duration.Milliseconds(), Passed: c.Passed})
+	}
+	return out
+}
+
+// opEnv prints exactly the world's expose set.
+func (d *Daemon) opEnv(ctx context.Context, raw json.RawMessage, _ *stream) (any, error) {
+	var a api.EnvArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, err := d.findWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	env, order, err := d.exposed(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	return api.EnvResult{Project: rec.Project, Worktree: rec.Name, Env: env, Order: order}, nil
+}
+
+// exposed computes the expose set of a recorded world.
+func (d *Daemon) exposed(ctx context.Context, rec *registry.Worktree) (map[string]string, []string, error) {
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
+	plan, _ := portPlan(cfg, lo)
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: d.proxyURL, hostOf: d.hostOf(cfg, rec)}
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, sv := range svcs {
+		if sv.Kind == registry.KindAdapter && sv.Address != "" {
+			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
+		}
+	}
+	env, order := w.exposed(w.coords())
+	return env, order, nil
+}
+
+// redactURL hides the password of a URL-shaped address.
+func redactURL(s string) string {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s
+	}
+	rest := s[i+3:]
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return s
+	}
+	user := rest[:at]
+	if c := strings.Index(user, ":"); c >= 0 {
+		return s[:i+3] + user[:c] + ":***" + rest[at:]
+	}
+	return s
+}

@@ -1,0 +1,141 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/worktree"
+)
+
+// opVerify runs every [agents] verify command of a world in its worktree,
+// in order, each with the exposed coordinates in its environment, streaming
+// its output. Every check runs; the run is recorded against HEAD.
+func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.VerifyArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, err := d.findWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Agents.Verify) == 0 {
+		return nil, errorf(api.CodeInvalid, "%s has no [agents] verify commands in binky.toml", rec.Project)
+	}
+	exposed, order, err := d.exposed(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	env := verifyEnv(rec, api.EnvResult{Project: rec.Project, Worktree: rec.Name, Env: exposed, Order: order})
+
+	commit, dirty := "", false
+	if repo, err := worktree.Open(ctx, rec.Path); err == nil {
+		commit, dirty, _ = repo.Head(ctx, rec.Path)
+	}
+	run := &registry.VerifyRun{WorktreeID: rec.ID, StartedAt: time.Now(), Commit: commit, Dirty: dirty, Passed: true}
+	for i, command := range cfg.Agents.Verify {
+		s.progress("verify", "", command)
+		start := time.Now()
+		code := d.runCheck(ctx, rec, i, command, env, s)
+		c := registry.Check{Cmd: command, ExitCode: code, Duration: time.Since(start), Passed: code == 0}
+		run.Checks = append(run.Checks, c)
+		run.Passed = run.Passed && c.Passed
+	}
+	run.Duration = time.Since(run.StartedAt)
+	if err := d.reg.AddVerifyRun(ctx, run); err != nil {
+		return nil, err
+	}
+	passed := run.Passed
+	d.emit(events.Event{Event: events.VerifyDone, Project: rec.Project, Worktree: rec.Name, Passed: &passed, DurationMS: run.Duration.Milliseconds()})
+	out := verifyOf(run)
+	if !run.Passed {
+		var failed []string
+		for _, c := range run.Checks {
+			if !c.Passed {
+				failed = append(failed, fmt.Sprintf("%q (exit %d)", c.Cmd, c.ExitCode))
+			}
+		}
+		b, _ := json.Marshal(out)
+		return nil, &api.Error{Code: api.CodeFailed, Message: fmt.Sprintf("verify failed: %s", strings.Join(failed, ", ")), Detail: b}
+	}
+	return out, nil
+}
+
+// verifyEnv is a check's environment: the daemon's, plus BINKY_<SVC>_URL
+// for each exposed service and BINKY_ENV_JSON holding what `binky env`
+// prints.
+func verifyEnv(rec *registry.Worktree, r api.EnvResult) []string {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := cut(kv); ok {
+			m[k] = v
+		}
+	}
+	for k, v := range api.EnvVars(r) {
+		m[k] = v
+	}
+	b, _ := json.Marshal(r.Env)
+	m["BINKY_ENV_JSON"] = string(b)
+	m["BINKY_PROJECT"] = rec.Project
+	m["BINKY_WORKTREE"] = rec.Name
+	m["BINKY_WORKTREE_PATH"] = rec.Path
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := make([]string, 0, len(keys))
+	for _, k := range keys {
+		env = append(env, k+"="+m[k])
+	}
+	return env
+}
+
+// runCheck runs one verify command, streaming its output, and returns its
+// exit code (-1 when it could not run or was killed).
+func (d *Daemon) runCheck(ctx context.Context, rec *registry.Worktree, i int, command string, env []string, s *stream) int {
+	cmd := shellCommand(ctx, command)
+	cmd.Dir = rec.Path
+	cmd.Env = env
+	cmd.Stdout = &chunkWriter{s: s, check: i, name: "stdout", redact: d.redact.String}
+	cmd.Stderr = &chunkWriter{s: s, check: i, name: "stderr", redact: d.redact.String}
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if err == nil {
+		return 0
+	}
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() >= 0 {
+		return cmd.ProcessState.ExitCode()
+	}
+	s.output(i, "stderr", fmt.Sprintf("binky: %v\n", err))
+	return -1
+}
+
+// chunkWriter streams a command's output to the caller as output frames.
+type chunkWriter struct {
+	mu     sync.Mutex
+	s      *stream
+	check  int
+	name   string
+	redact func(string) string
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.s.output(w.check, w.name, w.redact(string(p)))
+	return len(p), nil
+}

@@ -1,0 +1,237 @@
+package dashboard
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// World is one worktree's running world as the dashboard shows it.
+type World struct {
+	Project  string
+	Worktree string
+	Branch   string // the git branch, when it differs from Worktree
+	Path     string // the worktree directory
+	State    string // e.g. "running", "starting", "suspended", "down", "failed"
+	Services []Service
+	// Verify is the last `binky verify` result; nil when never run.
+	Verify *Verify
+}
+
+// Service is one service of a world.
+type Service struct {
+	Name    string
+	Kind    string // "cmd" or "adapter"
+	Adapter string // adapter name, for adapter services
+	State   string
+	Port    int    // 0 when it has none
+	URL     string // proxied URL, "" when the service has no url
+	Detail  string // a short note: last error, slice name…
+}
+
+// Verify is the outcome of the last verify run of a world.
+type Verify struct {
+	Passed bool
+	At     time.Time
+	// Summary is a short line, e.g. the command that failed.
+	Summary string
+}
+
+// Event is one line of events.log.
+type Event struct {
+	Time     time.Time
+	Event    string
+	Project  string
+	Worktree string
+	Service  string
+	Adapter  string
+	Error    string
+}
+
+// Source is what the dashboard needs from the daemon.
+type Source interface {
+	Worlds(ctx context.Context) ([]World, error)
+	RecentEvents(ctx context.Context, n int) ([]Event, error)
+}
+
+// Options configure a Handler.
+type Options struct {
+	Logger hclog.Logger
+	// Events is how many recent events to show; 30 when zero.
+	Events int
+	// Refresh is how often the page reloads itself; 5s when zero, never
+	// when negative.
+	Refresh time.Duration
+	// Now is the clock for "3m ago"; time.Now when nil.
+	Now func() time.Time
+}
+
+// Handler serves the dashboard page.
+type Handler struct {
+	src  Source
+	log  hclog.Logger
+	opts Options
+}
+
+// New returns the dashboard handler reading from src.
+func New(src Source, opts Options) *Handler {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.Events == 0 {
+		opts.Events = 30
+	}
+	if opts.Refresh == 0 {
+		opts.Refresh = 5 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Handler{src: src, log: opts.Logger, opts: opts}
+}
+
+// ServeHTTP renders the page for GET / (and HEAD).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/" {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	d := h.build(ctx)
+	status := http.StatusOK
+	if d.Error != "" {
+		status = http.StatusServiceUnavailable
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, d); err != nil {
+		h.log.Error("render dashboard", "error", err)
+		http.Error(w, "the dashboard could not be rendered; see the daemon log", http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(buf.Bytes())
+	}
+}
+
+// build gathers the page data; a source error becomes a banner, not a crash.
+func (h *Handler) build(ctx context.Context) pageData {
+	now := h.opts.Now()
+	d := pageData{Now: now}
+	if h.opts.Refresh > 0 {
+		d.Refresh = max(1, int(h.opts.Refresh/time.Second))
+	}
+	worlds, err := h.src.Worlds(ctx)
+	if err != nil {
+		h.log.Warn("dashboard: read worlds", "error", err)
+		d.Error = "could not read worlds: " + err.Error()
+	}
+	worlds = slices.Clone(worlds) // never reorder the source's slice
+	slices.SortFunc(worlds, func(a, b World) int {
+		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Worktree, b.Worktree))
+	})
+	for _, wd := range worlds {
+		v := worldView{World: wd}
+		for _, s := range wd.Services {
+			link := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
+			v.Services = append(v.Services, serviceView{Service: s, LinkText: link})
+			d.Services++
+			if s.State == "running" {
+				d.Running++
+			}
+		}
+		if wd.Verify != nil {
+			v.VerifyAgo = ago(now, wd.Verify.At)
+		}
+		d.Worlds = append(d.Worlds, v)
+	}
+	events, err := h.src.RecentEvents(ctx, h.opts.Events)
+	if err != nil {
+		h.log.Warn("dashboard: read events", "error", err)
+		if d.Error == "" {
+			d.Error = "could not read events: " + err.Error()
+		}
+	}
+	events = slices.Clone(events)
+	slices.SortStableFunc(events, func(a, b Event) int { return b.Time.Compare(a.Time) })
+	if len(events) > h.opts.Events {
+		events = events[:h.opts.Events]
+	}
+	for _, e := range events {
+		d.Events = append(d.Events, eventView{Name: e.Event, Project: e.Project, Worktree: e.Worktree,
+			Service: e.Service, Adapter: e.Adapter, Error: e.Error, Ago: ago(now, e.Time), Stamp: e.Time.Format(time.RFC3339)})
+	}
+	return d
+}
+
+type pageData struct {
+	Now      time.Time
+	Refresh  int
+	Error    string
+	Worlds   []worldView
+	Services int
+	Running  int
+	Events   []eventView
+}
+
+type worldView struct {
+	World
+	Services  []serviceView
+	VerifyAgo string
+}
+
+// eventView flattens an Event for the template (an embedded Event would
+// shadow its own Event field).
+type eventView struct {
+	Name, Project, Worktree, Service, Adapter, Error string
+	Ago, Stamp                                       string
+}
+
+// serviceView adds the link text: the URL without its scheme.
+type serviceView struct {
+	Service
+	LinkText string
+}
+
+// ago is a short relative time: "just now", "42s ago", "5m ago", "3h ago",
+// "2d ago"; "" for a zero time.
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 5*time.Second:
+		return "just now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	default:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+	}
+}
+
+var _ http.Handler = (*Handler)(nil)

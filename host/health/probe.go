@@ -1,0 +1,183 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Defaults applied when a Probe leaves Timeout or Interval at zero.
+const (
+	DefaultTimeout  = 30 * time.Second
+	DefaultInterval = 500 * time.Millisecond
+	// maxAttempt bounds one attempt, so a probe that hangs (a server that
+	// accepts and never answers) is retried instead of eating the timeout.
+	maxAttempt = 5 * time.Second
+)
+
+// ErrNoProbe is returned for a Probe with none of HTTP, TCP or Exec set.
+var ErrNoProbe = errors.New("health probe has none of http, tcp or exec")
+
+// Probe says how to tell that a service is ready. Exactly one of HTTP, TCP and
+// Exec is set.
+type Probe struct {
+	HTTP string // URL to GET; 2xx and 3xx pass, redirects are not followed
+	TCP  string // host:port to connect to
+	Exec string // shell command (sh -c, cmd /C on Windows) that must exit 0
+
+	Dir string   // working directory of Exec
+	Env []string // complete environment of Exec; nil inherits the daemon's
+
+	Timeout  time.Duration // how long Wait keeps trying; DefaultTimeout if 0
+	Interval time.Duration // pause between attempts; DefaultInterval if 0
+}
+
+// String names the probe the way errors and events show it.
+func (p Probe) String() string {
+	switch {
+	case p.HTTP != "":
+		return p.HTTP
+	case p.TCP != "":
+		return "tcp " + p.TCP
+	case p.Exec != "":
+		return fmt.Sprintf("exec %q", p.Exec)
+	}
+	return "no probe"
+}
+
+// Validate reports whether exactly one of HTTP, TCP and Exec is set.
+func (p Probe) Validate() error {
+	n := 0
+	for _, s := range []string{p.HTTP, p.TCP, p.Exec} {
+		if s != "" {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ErrNoProbe
+	case 1:
+		return nil
+	}
+	return fmt.Errorf("health probe sets more than one of http (%q), tcp (%q) and exec (%q): keep one", p.HTTP, p.TCP, p.Exec)
+}
+
+func (p Probe) timeout() time.Duration {
+	if p.Timeout > 0 {
+		return p.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (p Probe) interval() time.Duration {
+	if p.Interval > 0 {
+		return p.Interval
+	}
+	return DefaultInterval
+}
+
+// Check makes one attempt and returns nil when the probe passes. The error
+// says what failed (the status, the refused connection, the exit code),
+// without naming the probe; Wait adds that.
+func Check(ctx context.Context, p Probe) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case p.HTTP != "":
+		return checkHTTP(ctx, p.HTTP)
+	case p.TCP != "":
+		return checkTCP(ctx, p.TCP)
+	default:
+		return checkExec(ctx, p)
+	}
+}
+
+func checkHTTP(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	client := &http.Client{
+		// A fresh transport per attempt, without keep-alive: a probe leaves no
+		// idle connection (and no file descriptor) behind.
+		Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		var uerr interface{ Unwrap() error }
+		if errors.As(err, &uerr) && uerr.Unwrap() != nil {
+			// Drop the url.Error wrapper: the probe is named by the caller.
+			return uerr.Unwrap()
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 399 {
+		return fmt.Errorf("%s", resp.Status)
+	}
+	return nil
+}
+
+func checkTCP(ctx context.Context, addr string) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		var oerr *net.OpError
+		if errors.As(err, &oerr) && oerr.Err != nil {
+			return oerr.Err
+		}
+		return err
+	}
+	return conn.Close()
+}
+
+func checkExec(ctx context.Context, p Probe) error {
+	cmd := shellCommand(ctx, p.Exec)
+	cmd.Dir = p.Dir
+	cmd.Env = p.Env
+	var out tailBuffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	// Cancel kills the whole group (see the platform files), and WaitDelay
+	// stops Wait from hanging on a grandchild that still holds the output.
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("no answer: %w", ctx.Err())
+	}
+	if last := out.lastLine(); last != "" {
+		return fmt.Errorf("%w: %s", err, last)
+	}
+	return err
+}
+
+// tailBuffer keeps the last 4 KiB written to it: enough for the last line of
+// a failing health command without holding a chatty one's whole output.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 4096 {
+		t.b = append(t.b[:0], t.b[len(t.b)-4096:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) lastLine() string {
+	s := strings.TrimRight(string(t.b), "\r\n\t ")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,205 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func statusServer(t *testing.T, status int) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/broken" {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		if status >= 300 && status < 400 {
+			http.Redirect(w, r, "/broken", status)
+			return
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// closedPort returns a 127.0.0.1 address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func TestCheckHTTP(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status  int
+		wantErr string
+	}{
+		{200, ""},
+		{204, ""},
+		{302, ""}, // not followed: /broken would answer 500
+		{307, ""},
+		{404, "404 Not Found"},
+		{503, "503 Service Unavailable"},
+	}
+	for _, tt := range tests {
+		t.Run(http.StatusText(tt.status), func(t *testing.T) {
+			t.Parallel()
+			srv := statusServer(t, tt.status)
+			err := Check(context.Background(), Probe{HTTP: srv.URL + "/healthz"})
+			if got := errText(err); got != tt.wantErr {
+				t.Errorf("Check(%d) = %q; want %q", tt.status, got, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestCheckTCP(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := Check(context.Background(), Probe{TCP: ln.Addr().String()}); err != nil {
+		t.Errorf("Check(listening) = %v; want nil", err)
+	}
+	err = Check(context.Background(), Probe{TCP: closedPort(t)})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("Check(closed) = %v; want connection refused", err)
+	}
+}
+
+func TestCheckExec(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("probe commands below are sh")
+	}
+	dir := t.TempDir()
+	tests := []struct {
+		name, cmd string
+		env       []string
+		wantErr   string
+	}{
+		{"ok", "exit 0", nil, ""},
+		{"fails with its last line", "echo one; echo boom >&2; exit 3", nil, "exit status 3: boom"},
+		{"dir and env", `test "$(pwd)" = "` + dir + `" && test "$X" = y`, []string{"X=y"}, ""},
+		{"env is complete", `test -z "$HOME"`, []string{"X=y"}, ""},
+		{"missing command", "no-such-command-binky", nil, "exit status 127"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := Check(context.Background(), Probe{Exec: tt.cmd, Dir: dir, Env: tt.env})
+			got := errText(err)
+			if tt.wantErr == "" && got != "" || !strings.HasPrefix(got, tt.wantErr) {
+				t.Errorf("Check(%q) = %q; want %q", tt.cmd, got, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestCheckInvalid(t *testing.T) {
+	t.Parallel()
+	if err := Check(context.Background(), Probe{}); !errors.Is(err, ErrNoProbe) {
+		t.Errorf("Check(empty) = %v; want ErrNoProbe", err)
+	}
+	if err := Check(context.Background(), Probe{HTTP: "http://x", TCP: "x:1"}); err == nil {
+		t.Errorf("Check(http and tcp) = nil; want an error")
+	}
+}
+
+func TestWaitBecomesHealthy(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) < 4 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	p := Probe{HTTP: srv.URL, Interval: time.Millisecond, Timeout: time.Minute}
+	if err := Wait(context.Background(), p, func() error { return nil }); err != nil {
+		t.Fatalf("Wait = %v; want nil", err)
+	}
+	if got := calls.Load(); got != 4 {
+		t.Errorf("attempts = %d; want 4", got)
+	}
+}
+
+func TestWaitTimesOutNamingProbeAndLastFailure(t *testing.T) {
+	t.Parallel()
+	srv := statusServer(t, http.StatusServiceUnavailable)
+	p := Probe{HTTP: srv.URL + "/healthz", Interval: 10 * time.Millisecond, Timeout: 200 * time.Millisecond}
+	err := Wait(context.Background(), p, nil)
+	want := srv.URL + "/healthz: 503 Service Unavailable after 200ms"
+	if got := errText(err); got != want {
+		t.Errorf("Wait = %q; want %q", got, want)
+	}
+	var herr *Error
+	if !errors.As(err, &herr) || herr.Exit != nil {
+		t.Errorf("Wait error = %#v; want *Error without Exit", err)
+	}
+}
+
+func TestWaitReturnsWhenProcessDies(t *testing.T) {
+	t.Parallel()
+	exit := errors.New("exit status 2")
+	var calls atomic.Int32
+	alive := func() error {
+		if calls.Add(1) > 3 {
+			return exit
+		}
+		return nil
+	}
+	p := Probe{TCP: closedPort(t), Interval: time.Millisecond, Timeout: time.Hour}
+	err := Wait(context.Background(), p, alive)
+	if !errors.Is(err, ErrExited) || !errors.Is(err, exit) {
+		t.Fatalf("Wait = %v; want ErrExited wrapping %v", err, exit)
+	}
+	if !strings.HasPrefix(err.Error(), "tcp "+p.TCP+": exit status 2 after ") {
+		t.Errorf("Wait = %q; want it to name the probe and the exit", err)
+	}
+}
+
+func TestWaitHungExecIsBounded(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("sh probe")
+	}
+	p := Probe{Exec: "sleep 30", Interval: 10 * time.Millisecond, Timeout: 300 * time.Millisecond}
+	err := Wait(context.Background(), p, nil)
+	if err == nil || !strings.Contains(err.Error(), `exec "sleep 30": `) || !strings.Contains(err.Error(), "no answer") {
+		t.Errorf("Wait = %v; want a timeout naming the probe", err)
+	}
+}
+
+func TestWaitCallerCancels(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := Wait(ctx, Probe{TCP: closedPort(t), Timeout: time.Hour}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait(cancelled) = %v; want context.Canceled", err)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,107 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrExited is wrapped by Wait's error when the watched process died before
+// the probe passed.
+var ErrExited = errors.New("process exited before it was healthy")
+
+// Error is what Wait returns when a probe did not pass: the probe, how long
+// it was tried, and the last failure (or the process's exit).
+type Error struct {
+	Probe string        // the probe as Probe.String shows it
+	After time.Duration // how long Wait tried
+	Last  error         // the last attempt's failure; nil if none ran
+	Exit  error         // the process's exit, when it died first
+}
+
+func (e *Error) Error() string {
+	if e.Exit != nil {
+		if e.Last != nil {
+			return fmt.Sprintf("%s: %v after %s (last probe failure: %v)", e.Probe, e.Exit, round(e.After), e.Last)
+		}
+		return fmt.Sprintf("%s: %v after %s", e.Probe, e.Exit, round(e.After))
+	}
+	if e.Last == nil {
+		return fmt.Sprintf("%s: no attempt made in %s", e.Probe, round(e.After))
+	}
+	return fmt.Sprintf("%s: %v after %s", e.Probe, e.Last, round(e.After))
+}
+
+// Unwrap exposes both the exit (wrapped with ErrExited) and the last failure.
+func (e *Error) Unwrap() []error {
+	var errs []error
+	if e.Exit != nil {
+		errs = append(errs, ErrExited, e.Exit)
+	}
+	if e.Last != nil {
+		errs = append(errs, e.Last)
+	}
+	return errs
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d
+}
+
+// Wait repeats the probe every Interval until it passes (nil), Timeout
+// elapses, ctx ends, or alive reports that the process died. alive is called
+// before each attempt and returns nil while the process runs, else its exit;
+// a nil alive means there is no process to watch. The error is an *Error.
+func Wait(ctx context.Context, p Probe, alive func() error) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	start := time.Now()
+	deadline := start.Add(p.timeout())
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var last error
+	for {
+		select {
+		case <-ctx.Done():
+			if time.Now().Before(deadline) { // the caller gave up, not the timeout
+				return &Error{Probe: p.String(), After: time.Since(start), Last: ctx.Err()}
+			}
+			return &Error{Probe: p.String(), After: p.timeout(), Last: lastOr(last, ctx.Err())}
+		case <-timer.C:
+		}
+		if alive != nil {
+			if exit := alive(); exit != nil {
+				return &Error{Probe: p.String(), After: time.Since(start), Last: last, Exit: exit}
+			}
+		}
+		attempt, stop := context.WithTimeout(ctx, max(p.interval(), maxAttempt))
+		err := Check(attempt, p)
+		cut := attempt.Err() != nil || !time.Now().Before(deadline)
+		stop()
+		if err == nil {
+			return nil
+		}
+		// An attempt cut short by the deadline says less than the one before.
+		if !cut || last == nil {
+			last = err
+		}
+		timer.Reset(p.interval())
+	}
+}
+
+func lastOr(last, alt error) error {
+	if last != nil {
+		return last
+	}
+	return alt
+}

@@ -1,0 +1,213 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/binkyhq/binky/host/api"
+)
+
+// EnvResult is the env tool's structured result: the world's expose set as
+// `binky env` prints it (Env), and the same values under the variable names
+// verify commands see (Variables, BINKY_<SERVICE>_URL).
+type EnvResult struct {
+	Project   string            `json:"project"`
+	Worktree  string            `json:"worktree"`
+	Env       map[string]string `json:"env"`
+	Variables map[string]string `json:"variables"`
+}
+
+// VerifyResult is the verify tool's structured result: the recorded run, and
+// for each check the tail of its output.
+type VerifyResult struct {
+	Worktree string        `json:"worktree"`
+	Passed   bool          `json:"passed"`
+	Commit   string        `json:"commit"`
+	Dirty    bool          `json:"dirty"`
+	At       time.Time     `json:"at"`
+	Duration int64         `json:"duration_ms"`
+	Checks   []CheckResult `json:"checks"`
+	// Error is the daemon's account of a failed run, naming the failed checks.
+	Error string `json:"error,omitempty"`
+}
+
+// CheckResult is one verify command's outcome with the tail of its output
+// (stdout and stderr interleaved as they arrived).
+type CheckResult struct {
+	Cmd        string `json:"cmd"`
+	ExitCode   int    `json:"exit_code"`
+	Duration   int64  `json:"duration_ms"`
+	Passed     bool   `json:"passed"`
+	OutputTail string `json:"output_tail"`
+	// Truncated says OutputTail is only the end of a longer output.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// ErrorResult is the structured content of a failed tool call.
+type ErrorResult struct {
+	Error ErrorInfo `json:"error"`
+}
+
+// ErrorInfo says what failed: Code is the daemon's class (invalid,
+// not_found, conflict, failed, internal) or "unavailable" when the daemon
+// could not be reached.
+type ErrorInfo struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// codeUnavailable classifies failures that never reached a daemon answer.
+const codeUnavailable = "unavailable"
+
+// result builds a tool result: the one-line summary first, then the same
+// structured value as JSON text, with structuredContent for clients that
+// read it.
+func result(summary string, structured any, isError bool) *mcpgo.CallToolResult {
+	b, err := json.Marshal(structured)
+	if err != nil {
+		b = fmt.Appendf(nil, `{"error":{"code":"internal","message":%q}}`, "encode result: "+err.Error())
+	}
+	return &mcpgo.CallToolResult{
+		Content: []mcpgo.Content{
+			mcpgo.NewTextContent(summary),
+			mcpgo.NewTextContent(string(b)),
+		},
+		StructuredContent: json.RawMessage(b),
+		IsError:           isError,
+	}
+}
+
+// errorResult turns a failed daemon call into a tool error an agent reads.
+func errorResult(tool string, err error) *mcpgo.CallToolResult {
+	info := ErrorInfo{Code: codeUnavailable, Message: err.Error()}
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		info = ErrorInfo{Code: ae.Code, Message: ae.Message}
+	}
+	return result(fmt.Sprintf("%s failed: %s", tool, oneLine(info.Message)), ErrorResult{Error: info}, true)
+}
+
+// oneLine folds a multi-line message onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		rest := strings.Fields(s[i+1:])
+		s = s[:i] + " " + strings.Join(rest, " ")
+	}
+	return s
+}
+
+func shortCommit(c string) string {
+	c = strings.TrimSpace(c)
+	if len(c) > 8 {
+		return c[:8]
+	}
+	if c == "" {
+		return "no commit"
+	}
+	return c
+}
+
+// upSummary is the one line an agent reads after up.
+func upSummary(w api.World, took time.Duration) string {
+	var svcs []string
+	for _, s := range w.Services {
+		where := s.URL
+		if where == "" {
+			where = s.Address
+		}
+		if where != "" {
+			svcs = append(svcs, fmt.Sprintf("%s %s %s", s.Name, s.State, where))
+		} else {
+			svcs = append(svcs, fmt.Sprintf("%s %s", s.Name, s.State))
+		}
+	}
+	head := fmt.Sprintf("%s/%s is up in %.1fs (ports %d-%d)", w.Project, w.Worktree, took.Seconds(), w.Ports[0], w.Ports[1])
+	if w.Noop {
+		head = fmt.Sprintf("%s/%s was already up (ports %d-%d)", w.Project, w.Worktree, w.Ports[0], w.Ports[1])
+	}
+	if len(svcs) == 0 {
+		return head
+	}
+	return head + ": " + strings.Join(svcs, ", ")
+}
+
+func downSummary(w api.World) string {
+	return fmt.Sprintf("%s/%s is down: processes stopped; files, ports and slices kept (up %s starts it again)", w.Project, w.Worktree, w.Branch)
+}
+
+func statusSummary(r api.StatusResult, now time.Time) string {
+	if len(r.Worlds) == 0 {
+		return "no worlds yet: call up in a repository with a binky.toml"
+	}
+	parts := make([]string, 0, len(r.Worlds))
+	for _, w := range r.Worlds {
+		s := fmt.Sprintf("%s/%s %s", w.Project, w.Worktree, w.State)
+		if v := w.Verify; v != nil {
+			verdict := "passed"
+			if !v.Passed {
+				verdict = "failed"
+			}
+			stale := ""
+			if v.Stale {
+				stale = ", stale"
+			}
+			s += fmt.Sprintf(" (verify %s at %s%s, %s)", verdict, shortCommit(v.Commit), stale, ago(now.Sub(v.At)))
+		}
+		parts = append(parts, s)
+	}
+	noun := "worlds"
+	if len(parts) == 1 {
+		noun = "world"
+	}
+	return fmt.Sprintf("%d %s: %s", len(parts), noun, strings.Join(parts, "; "))
+}
+
+func envSummary(r EnvResult, order []string) string {
+	if len(r.Env) == 0 {
+		return fmt.Sprintf("%s/%s exposes nothing ([agents] expose is empty)", r.Project, r.Worktree)
+	}
+	var names []string
+	for _, n := range order {
+		if _, ok := r.Env[n]; ok {
+			names = append(names, n+"="+r.Env[n])
+		}
+	}
+	if len(names) != len(r.Env) { // order missing or partial: fall back to keys
+		names = names[:0]
+		for _, k := range sortedKeys(r.Env) {
+			names = append(names, k+"="+r.Env[k])
+		}
+	}
+	return fmt.Sprintf("%s/%s exposes %s", r.Project, r.Worktree, strings.Join(names, ", "))
+}
+
+func verifySummary(v VerifyResult) string {
+	if v.Passed {
+		return fmt.Sprintf("verify passed for %s at %s: %d of %d checks passed in %.1fs", v.Worktree, shortCommit(v.Commit), len(v.Checks), len(v.Checks), float64(v.Duration)/1000)
+	}
+	var failed []string
+	for _, c := range v.Checks {
+		if !c.Passed {
+			failed = append(failed, fmt.Sprintf("%q (exit %d)", c.Cmd, c.ExitCode))
+		}
+	}
+	return fmt.Sprintf("verify failed for %s at %s: %d of %d checks failed: %s", v.Worktree, shortCommit(v.Commit), len(failed), len(v.Checks), strings.Join(failed, ", "))
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}

@@ -1,0 +1,356 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/ctl"
+)
+
+// Config is what the server needs from its caller.
+type Config struct {
+	// Home is the BINKY_HOME whose daemon the tools talk to.
+	Home string
+	// Exe is the binky binary that starts the daemon when none runs.
+	Exe string
+	// Dir is the default repository directory: the server's working
+	// directory.
+	Dir string
+	// LookupEnv reads the server's environment (default os.LookupEnv); up
+	// forwards the values of the ${env.NAME} names the config references.
+	LookupEnv func(string) (string, bool)
+	// Version is reported to clients in the initialize handshake.
+	Version string
+	// Log receives diagnostics; it must not write to the protocol stream.
+	Log hclog.Logger
+}
+
+// caller is the one method the tools need from the daemon client.
+type caller interface {
+	Call(ctx context.Context, op string, args any, h api.Handlers, out any) error
+}
+
+// Server serves the five tools over one stdio session.
+type Server struct {
+	cfg     Config
+	log     hclog.Logger
+	connect func(ctx context.Context) (caller, error)
+	mcp     *server.MCPServer
+	out     *lineWriter // the protocol stream while Serve runs
+}
+
+// lineWriter serializes whole-line writes to the protocol stream. mcp-go
+// writes each message with one Write; progress notifications are written
+// here directly, by the tool's own goroutine, so they always precede the
+// call's result on the wire (mcp-go's own notification queue runs on
+// another goroutine and would race the response).
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// notify writes one JSON-RPC notification.
+func (s *Server) notify(method string, params any) error {
+	if s.out == nil {
+		return errors.New("not serving")
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		return fmt.Errorf("encode %s notification: %w", method, err)
+	}
+	_, err = s.out.Write(append(b, '\n'))
+	return err
+}
+
+const instructions = "Binky gives every git worktree of a repository its own running world: ports, supervised processes, " +
+	"URLs and isolated database slices. The loop: up a branch, hand the agent what env returns, let it work, " +
+	"call verify before accepting the result; status shows every world and its last verify."
+
+// New builds a server; Serve runs it.
+func New(cfg Config) *Server {
+	if cfg.LookupEnv == nil {
+		cfg.LookupEnv = os.LookupEnv
+	}
+	if cfg.Log == nil {
+		cfg.Log = hclog.NewNullLogger()
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := &Server{cfg: cfg, log: cfg.Log.Named("mcp")}
+	s.connect = func(ctx context.Context) (caller, error) {
+		return ctl.Ensure(ctx, cfg.Home, cfg.Exe)
+	}
+	s.mcp = server.NewMCPServer("binky", cfg.Version,
+		server.WithToolCapabilities(false),
+		server.WithInstructions(instructions),
+		server.WithRecovery(),
+	)
+	handlers := map[string]server.ToolHandlerFunc{
+		ToolUp: s.up, ToolDown: s.down, ToolStatus: s.status, ToolEnv: s.env, ToolVerify: s.verify,
+	}
+	for _, t := range tools() {
+		s.mcp.AddTool(t, s.logged(t.Name, handlers[t.Name]))
+	}
+	return s
+}
+
+// Serve speaks MCP on in/out until in reaches EOF or ctx ends; both are a
+// clean stop and return nil.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.out = &lineWriter{w: out}
+	std := server.NewStdioServer(s.mcp)
+	std.SetErrorLogger(s.log.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}))
+	err := std.Listen(ctx, in, s.out)
+	if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("serve MCP on stdio: %w", err)
+}
+
+// logged wraps a handler with a log line per call; a handler never returns
+// a protocol error (failures are tool results with isError).
+func (s *Server) logged(name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		start := time.Now()
+		res, err := h(ctx, req)
+		if err != nil {
+			res, err = errorResult(name, err), nil
+		}
+		s.log.Info("tool call", "tool", name, "error", res.IsError, "took", time.Since(start).Round(time.Millisecond))
+		return res, err
+	}
+}
+
+// args are every tool's arguments; each tool's schema lists the ones it takes.
+type args struct {
+	Branch   string `json:"branch"`
+	Worktree string `json:"worktree"`
+	Repo     string `json:"repo"`
+}
+
+// bind decodes a call's arguments, refusing unknown ones and those the tool
+// does not take.
+func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
+	var a args
+	raw, err := rawArguments(req)
+	if err != nil {
+		return a, err
+	}
+	var m map[string]json.RawMessage
+	if len(raw) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return a, fmt.Errorf("read %s arguments: they must be a JSON object: %w", req.Params.Name, err)
+		}
+	}
+	ok := map[string]bool{}
+	for _, n := range allowed {
+		ok[n] = true
+	}
+	for k, v := range m {
+		if !ok[k] {
+			return a, fmt.Errorf("%s takes no argument %q (it takes: %v)", req.Params.Name, k, allowed)
+		}
+		var str string
+		if err := json.Unmarshal(v, &str); err != nil {
+			return a, fmt.Errorf("%s argument %q must be a string", req.Params.Name, k)
+		}
+		switch k {
+		case "branch":
+			a.Branch = str
+		case "worktree":
+			a.Worktree = str
+		case "repo":
+			a.Repo = str
+		}
+	}
+	return a, nil
+}
+
+func rawArguments(req mcpgo.CallToolRequest) (json.RawMessage, error) {
+	switch v := req.GetRawArguments().(type) {
+	case json.RawMessage:
+		return v, nil
+	case nil:
+		return nil, nil
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("read %s arguments: %w", req.Params.Name, err)
+		}
+		return b, nil
+	}
+}
+
+// invalid is a tool error for arguments the daemon never saw.
+func invalid(tool string, err error) *mcpgo.CallToolResult {
+	return errorResult(tool, &api.Error{Code: api.CodeInvalid, Message: err.Error()})
+}
+
+// dir is the repository directory a call acts in: repo (relative to the
+// server's directory) or the server's directory.
+func (s *Server) dir(repo string) string {
+	if repo == "" {
+		return s.cfg.Dir
+	}
+	if !filepath.IsAbs(repo) {
+		repo = filepath.Join(s.cfg.Dir, repo)
+	}
+	return filepath.Clean(repo)
+}
+
+// needWorktree checks the required worktree argument.
+func needWorktree(tool string, a args) *mcpgo.CallToolResult {
+	if a.Worktree == "" {
+		return invalid(tool, fmt.Errorf("%s needs the worktree argument: a worktree name or branch (the status tool lists them)", tool))
+	}
+	return nil
+}
+
+func (s *Server) call(ctx context.Context, op string, in any, h api.Handlers, out any) error {
+	c, err := s.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("reach the binky daemon (BINKY_HOME %s): %w", s.cfg.Home, err)
+	}
+	return c.Call(ctx, op, in, h, out)
+}
+
+func (s *Server) up(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	a, err := bind(req, "branch", "repo")
+	if err != nil {
+		return invalid(ToolUp, err), nil
+	}
+	dir := s.dir(a.Repo)
+	in := api.UpArgs{Dir: dir, Branch: a.Branch, }
+	p := newProgress(s.notify, req, s.log)
+	start := time.Now()
+	var w api.World
+	if err := s.call(ctx, api.OpUp, in, api.Handlers{Progress: p.step}, &w); err != nil {
+		return errorResult(ToolUp, err), nil
+	}
+	if w.Services == nil {
+		w.Services = []api.Service{}
+	}
+	return result(upSummary(w, time.Since(start)), w, false), nil
+}
+
+func (s *Server) down(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	a, err := bind(req, "worktree", "repo")
+	if err != nil {
+		return invalid(ToolDown, err), nil
+	}
+	if r := needWorktree(ToolDown, a); r != nil {
+		return r, nil
+	}
+	p := newProgress(s.notify, req, s.log)
+	var w api.World
+	in := api.DownArgs{WorldRef: api.WorldRef{Name: a.Worktree, Dir: s.dir(a.Repo)}}
+	if err := s.call(ctx, api.OpDown, in, api.Handlers{Progress: p.step}, &w); err != nil {
+		return errorResult(ToolDown, err), nil
+	}
+	if w.Services == nil {
+		w.Services = []api.Service{}
+	}
+	return result(downSummary(w), w, false), nil
+}
+
+func (s *Server) status(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	a, err := bind(req, "worktree", "repo")
+	if err != nil {
+		return invalid(ToolStatus, err), nil
+	}
+	var res api.StatusResult
+	in := api.StatusArgs{WorldRef: api.WorldRef{Name: a.Worktree, Dir: s.dir(a.Repo)}}
+	if err := s.call(ctx, api.OpStatus, in, api.Handlers{}, &res); err != nil {
+		return errorResult(ToolStatus, err), nil
+	}
+	if res.Worlds == nil {
+		res.Worlds = []api.World{}
+	}
+	return result(statusSummary(res, time.Now()), res, false), nil
+}
+
+func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	a, err := bind(req, "worktree", "repo")
+	if err != nil {
+		return invalid(ToolEnv, err), nil
+	}
+	if r := needWorktree(ToolEnv, a); r != nil {
+		return r, nil
+	}
+	var res api.EnvResult
+	in := api.EnvArgs{WorldRef: api.WorldRef{Name: a.Worktree, Dir: s.dir(a.Repo)}}
+	if err := s.call(ctx, api.OpEnv, in, api.Handlers{}, &res); err != nil {
+		return errorResult(ToolEnv, err), nil
+	}
+	if res.Env == nil {
+		res.Env = map[string]string{}
+	}
+	out := EnvResult{Project: res.Project, Worktree: res.Worktree, Env: res.Env, Variables: api.EnvVars(res)}
+	return result(envSummary(out, res.Order), out, false), nil
+}
+
+func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	a, err := bind(req, "worktree", "repo")
+	if err != nil {
+		return invalid(ToolVerify, err), nil
+	}
+	if r := needWorktree(ToolVerify, a); r != nil {
+		return r, nil
+	}
+	p := newProgress(s.notify, req, s.log)
+	var out tails
+	h := api.Handlers{
+		Progress: p.step,
+		Output: func(o api.Output) {
+			out.add(o.Check, o.Data)
+			s.out.Write([]byte(o.Data))
+			p.output(o.Check, o.Data)
+		},
+	}
+	var v api.Verify
+	in := api.VerifyArgs{WorldRef: api.WorldRef{Name: a.Worktree, Dir: s.dir(a.Repo)}}
+	err = s.call(ctx, api.OpVerify, in, h, &v)
+	failure := ""
+	if err != nil {
+		var ae *api.Error
+		if !errors.As(err, &ae) || ae.Code != api.CodeFailed || len(ae.Detail) == 0 {
+			return errorResult(ToolVerify, err), nil
+		}
+		if derr := json.Unmarshal(ae.Detail, &v); derr != nil {
+			return errorResult(ToolVerify, fmt.Errorf("%w (and its detail did not decode: %v)", err, derr)), nil
+		}
+		failure = ae.Message
+	}
+	res := VerifyResult{
+		Worktree: a.Worktree, Passed: v.Passed && err == nil, Commit: v.Commit, Dirty: v.Dirty,
+		At: v.At, Duration: v.Duration, Checks: []CheckResult{}, Error: failure,
+	}
+	for i, c := range v.Checks {
+		tail, truncated := out.get(i)
+		res.Checks = append(res.Checks, CheckResult{
+			Cmd: c.Cmd, ExitCode: c.ExitCode, Duration: c.Duration, Passed: c.Passed,
+			OutputTail: tail, Truncated: truncated,
+		})
+	}
+	return result(verifySummary(res), res, !res.Passed), nil
+}

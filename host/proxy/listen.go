@@ -1,0 +1,85 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+)
+
+// fallbackNone disables the fallback address.
+const fallbackNone = "none"
+
+// listen binds primary, else fallback. The error names both addresses and
+// what to do.
+func listen(primary, fallback string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", primary)
+	if err == nil {
+		return ln, nil
+	}
+	if fallback == "" || fallback == fallbackNone || fallback == primary {
+		return nil, fmt.Errorf("listen on %s: %w (free that port or configure another proxy address)", primary, err)
+	}
+	ln, ferr := net.Listen("tcp", fallback)
+	if ferr != nil {
+		return nil, fmt.Errorf("listen on %s (%v) or fallback %s: %w (free one of those ports or configure another proxy address)", primary, err, fallback, ferr)
+	}
+	return ln, nil
+}
+
+func listenerPort(ln net.Listener) int {
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		return a.Port
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	n, _ := strconv.Atoi(port)
+	return n
+}
+
+// loopbackV6 also binds [::1] on the same port when ln is on 127.0.0.1, so
+// clients that resolve *.localhost to ::1 first connect at once. It is best
+// effort: no IPv6, or the port taken there, just means no extra listener.
+func loopbackV6(ln net.Listener) []net.Listener {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	if !ok || !a.IP.Equal(net.IPv4(127, 0, 0, 1)) {
+		return nil
+	}
+	v6, err := net.Listen("tcp", net.JoinHostPort("::1", strconv.Itoa(a.Port)))
+	if err != nil {
+		return nil
+	}
+	return []net.Listener{v6}
+}
+
+// startTLS binds the https listener(s) and serves them with certificates
+// from the manager. Any failure is logged once and leaves http alone.
+// Callers hold p.mu.
+func (p *Proxy) startTLS(base context.Context) {
+	ln, err := listen(p.opts.TLSAddr, p.opts.TLSFallbackAddr)
+	if err != nil {
+		p.log.Warn("https disabled: http keeps working", "error", err)
+		return
+	}
+	cfg := p.opts.Certs.TLSConfig(p.tlsAllowed)
+	p.tlsPort.Store(int32(listenerPort(ln)))
+	for _, l := range append([]net.Listener{ln}, loopbackV6(ln)...) {
+		srv := p.newServer(base)
+		srv.TLSConfig = cfg.Clone() // ServeTLS edits its server's config
+		p.wg.Add(1)
+		go func(l net.Listener) {
+			defer p.wg.Done()
+			if err := srv.ServeTLS(l, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				p.log.Warn("https listener stopped; http keeps working", "addr", l.Addr().String(), "error", err)
+			}
+		}(l)
+	}
+	p.tlsReady.Store(true)
+}
+
+// tlsAllowed is the on-demand issuance policy: routed names and the
+// dashboard only.
+func (p *Proxy) tlsAllowed(host string) bool {
+	return host == p.dashHost || p.Routed(host)
+}

@@ -1,0 +1,247 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/binkyhq/binky/host/certs"
+)
+
+// Default listen addresses. Port 80 (and 443) give URLs without a port;
+// when they cannot be bound (taken, or no privilege) the proxy falls back to
+// the documented ports 7355 (http) and 7356 (https), and URL then carries it.
+const (
+	DefaultAddr            = "127.0.0.1:80"
+	DefaultFallbackAddr    = "127.0.0.1:7355"
+	DefaultTLSAddr         = "127.0.0.1:443"
+	DefaultTLSFallbackAddr = "127.0.0.1:7356"
+	DefaultDashboardHost   = "binky.localhost"
+)
+
+// Options configure a Proxy. Only Logger is required.
+type Options struct {
+	Logger hclog.Logger
+	// Addr is the http listen address; DefaultAddr when empty.
+	Addr string
+	// FallbackAddr is tried when Addr cannot be bound; DefaultFallbackAddr
+	// when empty, "none" to fail instead.
+	FallbackAddr string
+	// Certs enables HTTPS when non-nil. A TLS listener that cannot be bound
+	// is logged once and http goes on alone.
+	Certs *certs.Manager
+	// TLSAddr and TLSFallbackAddr are as Addr and FallbackAddr for https.
+	TLSAddr, TLSFallbackAddr string
+	// Dashboard serves DashboardHost; nil serves the route list there.
+	Dashboard http.Handler
+	// DashboardHost is DefaultDashboardHost when empty.
+	DashboardHost string
+}
+
+// Proxy routes requests by Host to local backends.
+type Proxy struct {
+	log       hclog.Logger
+	stdlog    *log.Logger
+	opts      Options
+	dashHost  string
+	transport *http.Transport
+	buffers   *bufferPool
+	table     atomic.Pointer[table]
+	writeMu   sync.Mutex // serialises table writers
+
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	cancel   context.CancelFunc
+	servers  []*http.Server
+	wg       sync.WaitGroup
+	port     atomic.Int32
+	tlsPort  atomic.Int32
+	tlsReady atomic.Bool
+}
+
+// New builds a proxy; it listens only once Start is called.
+func New(opts Options) *Proxy {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.Addr == "" {
+		opts.Addr = DefaultAddr
+	}
+	if opts.FallbackAddr == "" {
+		opts.FallbackAddr = DefaultFallbackAddr
+	}
+	if opts.TLSAddr == "" {
+		opts.TLSAddr = DefaultTLSAddr
+	}
+	if opts.TLSFallbackAddr == "" {
+		opts.TLSFallbackAddr = DefaultTLSFallbackAddr
+	}
+	if opts.DashboardHost == "" {
+		opts.DashboardHost = DefaultDashboardHost
+	}
+	dash, _ := normalizeHost(opts.DashboardHost)
+	p := &Proxy{
+		log:       opts.Logger,
+		stdlog:    opts.Logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
+		opts:      opts,
+		dashHost:  dash,
+		transport: newTransport(),
+		buffers:   newBufferPool(),
+	}
+	p.table.Store(&table{hosts: map[string]*entry{}})
+	return p
+}
+
+// Port is the bound http port (0 before Start).
+func (p *Proxy) Port() int { return int(p.port.Load()) }
+
+// TLSPort is the bound https port, 0 when https is not being served.
+func (p *Proxy) TLSPort() int {
+	if !p.tlsReady.Load() {
+		return 0
+	}
+	return int(p.tlsPort.Load())
+}
+
+// URL is the http address of host through the proxy: http://host, with
+// :port when the proxy is not on port 80.
+func (p *Proxy) URL(host string) string {
+	return hostURL("http", host, p.Port(), 80)
+}
+
+// SecureURL is the https address of host, or "" when https is not served.
+func (p *Proxy) SecureURL(host string) string {
+	port := p.TLSPort()
+	if port == 0 {
+		return ""
+	}
+	return hostURL("https", host, port, 443)
+}
+
+func hostURL(scheme, host string, port, def int) string {
+	if port == def || port == 0 {
+		return scheme + "://" + host
+	}
+	return scheme + "://" + host + ":" + strconv.Itoa(port)
+}
+
+// ServeHTTP applies the host policy and forwards to the route's backend.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	host, ok := normalizeHost(r.Host)
+	if !ok || !isLocalhost(host) {
+		p.writeMisdirected(w, r)
+		return
+	}
+	if host == p.dashHost {
+		if p.opts.Dashboard != nil {
+			p.opts.Dashboard.ServeHTTP(w, r)
+			return
+		}
+		p.writeRouteList(w, r, http.StatusOK)
+		return
+	}
+	e := p.table.Load().hosts[host]
+	if e == nil {
+		p.writeRouteList(w, r, http.StatusNotFound)
+		return
+	}
+	if e.route.State != StateRunning {
+		p.writeUnavailable(w, r, e.route, e.route.State)
+		return
+	}
+	e.forward.rp.ServeHTTP(w, r)
+}
+
+// Start binds the listeners and serves in the background until ctx ends or
+// Close is called. It fails only when no http address can be bound; https
+// trouble is logged once and http goes on.
+func (p *Proxy) Start(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started || p.closed {
+		return errors.New("start proxy: already started or closed")
+	}
+	ln, err := listen(p.opts.Addr, p.opts.FallbackAddr)
+	if err != nil {
+		return err
+	}
+	if ln.Addr().String() != p.opts.Addr {
+		p.log.Info("proxy listening on fallback address; URLs carry its port", "addr", ln.Addr().String(), "wanted", p.opts.Addr)
+	}
+	p.started = true
+	p.port.Store(int32(listenerPort(ln)))
+	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.cancel = cancel
+	p.serve(base, ln)
+	for _, extra := range loopbackV6(ln) {
+		p.serve(base, extra)
+	}
+	if p.opts.Certs != nil {
+		p.startTLS(base)
+	}
+	p.log.Info("proxy started", "url", p.URL(p.dashHost), "https", p.SecureURL(p.dashHost))
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Close()
+		case <-base.Done():
+		}
+	}()
+	return nil
+}
+
+// newServer is the http.Server for one listener. There is no write timeout:
+// streams and WebSockets stay open as long as both ends want.
+func (p *Proxy) newServer(base context.Context) *http.Server {
+	srv := &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          p.stdlog,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	p.servers = append(p.servers, srv)
+	return srv
+}
+
+// serve runs an http server on ln; callers hold p.mu.
+func (p *Proxy) serve(base context.Context, ln net.Listener) {
+	srv := p.newServer(base)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			p.log.Error("proxy listener stopped", "addr", ln.Addr().String(), "error", err)
+		}
+	}()
+}
+
+// Close stops the listeners, ends open connections (WebSockets included) and
+// waits for the servers to return. It is safe to call more than once.
+func (p *Proxy) Close() {
+	p.mu.Lock()
+	if p.closed || !p.started {
+		p.closed = true
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	p.cancel()
+	servers := p.servers
+	p.mu.Unlock()
+	for _, s := range servers {
+		_ = s.Close()
+	}
+	p.wg.Wait()
+	p.transport.CloseIdleConnections()
+	p.tlsReady.Store(false)
+}

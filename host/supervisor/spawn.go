@@ -1,0 +1,175 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/binkyhq/binky/host/health"
+)
+
+// run is one process of a service: spawned by us, or adopted.
+type run struct {
+	pid, pgid int
+	startTime uint64
+	started   time.Time
+	adopted   bool
+	watch     *pidWatch // adopted runs: how the exit is learnt
+
+	exited chan struct{} // closed once the process has ended
+	exit   Exit          // Pid, Code, Signal, Err; valid once exited is closed
+
+	healthDone chan struct{} // closed once the probe passed or gave up
+	healthErr  error
+}
+
+func newRun(pid, pgid int, startTime uint64) *run {
+	return &run{
+		pid: pid, pgid: pgid, startTime: startTime, started: time.Now(),
+		exited: make(chan struct{}), healthDone: make(chan struct{}),
+	}
+}
+
+// failedRun stands for a spawn that failed, so the runner applies the
+// restart policy to it like to any short run.
+func failedRun(err error) *run {
+	r := newRun(0, 0, 0)
+	r.exit = Exit{Code: -1, Err: err.Error()}
+	close(r.exited)
+	r.healthErr = err
+	close(r.healthDone)
+	return r
+}
+
+func (r *run) hasExited() bool {
+	select {
+	case <-r.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// alive is health.Wait's view of the process: nil while it runs.
+func (r *run) alive() error {
+	if r.hasExited() {
+		return errors.New(r.exit.Err)
+	}
+	return nil
+}
+
+// release drops what watches the process, leaving the process alone.
+func (r *run) release() {
+	if r.watch != nil {
+		r.watch.close()
+	}
+}
+
+// spawn starts one process of the service. Its output goes straight to the
+// log file (no pipe through the daemon), rolled first when past
+// LogRollSize.
+func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
+	if spec.Dir != "" {
+		// exec reports a missing directory as a missing shell; say what it is.
+		if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("start %s: working directory %s does not exist (or is not a directory)", spec.Key, spec.Dir)
+		}
+	}
+	if err := rollLog(spec.LogPath, LogRollSize); err != nil {
+		u.log.Warn("cannot roll log; appending to it", "error", err)
+	}
+	f, err := openLog(spec.LogPath)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Key, err)
+	}
+	defer f.Close() // the child has its own descriptor once started
+	args := shellArgs(spec.Command)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.env()
+	cmd.Stdout = f
+	cmd.Stderr = f
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Key, err)
+	}
+	pid := cmd.Process.Pid
+	// Read the start time before anything can reap the process.
+	st, err := procStartTime(pid)
+	if err != nil && adoptionSupported {
+		u.log.Warn("no start time recorded; the process cannot be re-adopted", "pid", pid, "error", err)
+	}
+	r := newRun(pid, pid, st)
+	go func() {
+		werr := cmd.Wait()
+		r.exit = exitOf(pid, cmd.ProcessState, werr)
+		close(r.exited)
+	}()
+	s.mu.Lock()
+	u.run = r
+	u.state = StateStarting
+	if spec.Health == nil {
+		u.state = StateRunning
+	}
+	u.since = r.started
+	s.mu.Unlock()
+	if s.store != nil {
+		rec := Record{Key: spec.Key, Spec: spec, Pid: pid, Pgid: pid, StartTime: st}
+		if err := s.store.ProcessStarted(rec); err != nil {
+			u.log.Error("cannot record process start", "pid", pid, "error", err)
+		}
+	}
+	u.log.Info("started", "pid", pid)
+	s.emit(Event{Name: EventStarted, Key: spec.Key, Pid: pid})
+	s.watchHealth(u, spec, r)
+	return r, nil
+}
+
+func exitOf(pid int, ps *os.ProcessState, err error) Exit {
+	if ps == nil {
+		msg := "wait failed"
+		if err != nil {
+			msg = err.Error()
+		}
+		return Exit{Pid: pid, Code: -1, Err: msg}
+	}
+	return Exit{Pid: pid, Code: ps.ExitCode(), Signal: exitSignal(ps), Err: ps.String()}
+}
+
+// watchHealth runs the service's probe against run r in the background; its
+// outcome is what WaitHealthy returns and what moves the state to running.
+func (s *Supervisor) watchHealth(u *unit, spec Spec, r *run) {
+	if spec.Health == nil {
+		close(r.healthDone)
+		return
+	}
+	go func() {
+		err := health.Wait(s.ctx, *spec.Health, r.alive)
+		r.healthErr = err
+		close(r.healthDone)
+		if s.ctx.Err() != nil {
+			return
+		}
+		s.mu.Lock()
+		current := u.run == r && !r.hasExited()
+		if current {
+			u.state = StateRunning
+			if err != nil {
+				u.state = StateUnhealthy
+			}
+		}
+		s.mu.Unlock()
+		if !current {
+			return
+		}
+		if err == nil {
+			s.emit(Event{Name: EventHealthy, Key: spec.Key, Pid: r.pid})
+			return
+		}
+		tail, _ := ReadLogs(spec.LogPath, 20)
+		u.log.Warn("health probe gave up", "error", err)
+		s.emit(Event{Name: EventUnhealthy, Key: spec.Key, Pid: r.pid, Error: err.Error(), LogTail: tail})
+	}()
+}

@@ -1,0 +1,342 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Errors callers may test with errors.Is.
+var (
+	ErrShutdown   = errors.New("supervisor is shut down")
+	ErrNotRunning = errors.New("service is not running")
+	ErrEscaped    = errors.New("processes escaped the service's process group")
+)
+
+// Options configure a Supervisor. Only Logger matters in production; the
+// rest exist so tests can run the restart schedule fast.
+type Options struct {
+	Logger   hclog.Logger  // nil: discard
+	Store    Store         // nil: nothing persisted
+	OnEvent  func(Event)   // nil: no events; called from supervisor goroutines, must not block long
+	Policy   Policy        // zero fields: DefaultPolicy's
+	Debounce time.Duration // watch debounce; DefaultDebounce if 0
+	Jitter   func() float64
+}
+
+// Supervisor runs the cmd services of every world of one daemon.
+type Supervisor struct {
+	log      hclog.Logger
+	store    Store
+	onEvent  func(Event)
+	policy   Policy
+	debounce time.Duration
+	jitter   func() float64
+
+	ctx    context.Context // ended by Shutdown
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	units  map[Key]*unit
+	closed bool
+}
+
+// unit is one service and the runner goroutine that owns it while active.
+// Fields after log are guarded by Supervisor.mu.
+type unit struct {
+	key Key
+	log hclog.Logger
+
+	spec     Spec
+	state    State
+	run      *run
+	restarts int
+	lastExit *Exit
+	since    time.Time
+	active   bool          // a runner goroutine owns the unit
+	stopReq  chan struct{} // closed (once) to ask the runner to stop
+	stopOnce *sync.Once
+	done     chan struct{} // closed when the runner has returned
+	stopErr  error
+}
+
+// New returns a Supervisor with nothing running.
+func New(opts Options) *Supervisor {
+	log := opts.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	jitter := opts.Jitter
+	if jitter == nil {
+		jitter = rand.Float64
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Supervisor{
+		log: log.Named("supervisor"), store: opts.Store, onEvent: opts.OnEvent,
+		policy: opts.Policy.withDefaults(), debounce: opts.Debounce, jitter: jitter,
+		ctx: ctx, cancel: cancel, units: map[Key]*unit{},
+	}
+}
+
+// Start spawns the service and returns once its process runs (or could not be
+// started). The process outlives ctx. A service this supervisor already runs
+// is left alone (Stop it first to apply a new Spec; a Start racing a Stop
+// waits for the Stop, then starts); one that exited, failed, was lost or was
+// stopped starts fresh, its restart count reset. Await readiness with
+// WaitHealthy.
+func (s *Supervisor) Start(ctx context.Context, spec Spec) error {
+	spec, err := spec.normalize()
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("start %s: %w", spec.Key, err)
+	}
+	u, err := s.claim(spec)
+	if err != nil || u == nil {
+		return err
+	}
+	w := s.openWatch(u, spec)
+	r, err := s.spawn(u, spec)
+	if err != nil {
+		if w != nil {
+			w.close()
+		}
+		exit := Exit{Code: -1, Err: err.Error(), State: StateFailed, At: time.Now()}
+		s.recordExit(u, exit)
+		s.emit(Event{Name: EventFailed, Key: spec.Key, ExitCode: -1, Error: err.Error()})
+		s.finish(u)
+		return err
+	}
+	go s.runUnit(u, spec, r, 0, w)
+	return nil
+}
+
+// claim marks the unit for spec active and resets it for a fresh start. It
+// returns nil (and no error) when a runner already owns the unit; a unit
+// being stopped is waited for and then claimed.
+func (s *Supervisor) claim(spec Spec) (*unit, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if s.closed {
+			return nil, fmt.Errorf("start %s: %w", spec.Key, ErrShutdown)
+		}
+		u := s.units[spec.Key]
+		if u == nil || !u.active {
+			break
+		}
+		select {
+		case <-u.stopReq: // being stopped: start again once it is down
+			done := u.done
+			s.mu.Unlock()
+			<-done
+			s.mu.Lock()
+		default:
+			return nil, nil
+		}
+	}
+	u := s.units[spec.Key]
+	if u == nil {
+		k := spec.Key
+		u = &unit{key: k, log: s.log.With("project", k.Project, "worktree", k.Worktree, "service", k.Service)}
+		s.units[k] = u
+	}
+	u.active = true
+	u.spec = spec
+	u.state = StateStarting
+	u.run = nil
+	u.restarts = 0
+	u.since = time.Now()
+	u.stopReq = make(chan struct{})
+	u.stopOnce = new(sync.Once)
+	u.done = make(chan struct{})
+	u.stopErr = nil
+	return u, nil
+}
+
+// finish releases the unit once its runner (or a failed Start) is done.
+func (s *Supervisor) finish(u *unit) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u.active = false
+	close(u.done)
+}
+
+// Stop stops the service's whole process group: the stop signal, then
+// SIGKILL after StopTimeout. It returns only when no live process is left
+// in the group (or ctx ends). A service that is not running is not an error.
+// Descendants that escaped into a session of their own are reported by pid
+// in an error wrapping ErrEscaped; they are left running.
+func (s *Supervisor) Stop(ctx context.Context, key Key) error {
+	s.mu.Lock()
+	u := s.units[key]
+	if u == nil || !u.active {
+		s.mu.Unlock()
+		return nil
+	}
+	u.stopOnce.Do(func() { close(u.stopReq) })
+	done := u.done
+	s.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("stop %s: %w (it is still being stopped)", key, ctx.Err())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return u.stopErr
+}
+
+// State returns the status of one service; false if this supervisor has
+// never seen it.
+func (s *Supervisor) State(key Key) (Status, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.units[key]
+	if u == nil {
+		return Status{Key: key}, false
+	}
+	return u.status(), true
+}
+
+// Statuses returns the status of every service seen, sorted by key.
+func (s *Supervisor) Statuses() []Status {
+	s.mu.Lock()
+	out := make([]Status, 0, len(s.units))
+	for _, u := range s.units {
+		out = append(out, u.status())
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Key.String() < out[j].Key.String() })
+	return out
+}
+
+// status must be called with Supervisor.mu held.
+func (u *unit) status() Status {
+	st := Status{Key: u.key, State: u.state, Restarts: u.restarts, Since: u.since}
+	if u.lastExit != nil {
+		e := *u.lastExit
+		st.LastExit = &e
+	}
+	if r := u.run; r != nil && !r.hasExited() {
+		st.Pid, st.Pgid, st.StartTime = r.pid, r.pgid, r.startTime
+	}
+	return st
+}
+
+// HealthError is WaitHealthy's error: what failed and the end of the log.
+type HealthError struct {
+	Key     Key
+	Err     error
+	LogPath string
+	LogTail []string
+}
+
+func (e *HealthError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "service %s is not healthy: %v", e.Key, e.Err)
+	if len(e.LogTail) > 0 {
+		fmt.Fprintf(&b, "\nlast %d lines of %s:", len(e.LogTail), e.LogPath)
+		for _, l := range e.LogTail {
+			b.WriteString("\n  ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func (e *HealthError) Unwrap() error { return e.Err }
+
+// WaitHealthy waits until the current process of the service passes its
+// health probe. Without a probe it returns at once, unless the process has
+// already failed. The error is a *HealthError carrying the last 20 log lines.
+func (s *Supervisor) WaitHealthy(ctx context.Context, key Key) error {
+	s.mu.Lock()
+	u := s.units[key]
+	var r *run
+	var spec Spec
+	var state State
+	if u != nil {
+		r, spec, state = u.run, u.spec, u.state
+	}
+	s.mu.Unlock()
+	if r == nil {
+		return fmt.Errorf("wait for %s to be healthy: %w (state %q)", key, ErrNotRunning, state)
+	}
+	select {
+	case <-r.healthDone:
+	case <-ctx.Done():
+		return fmt.Errorf("wait for %s to be healthy: %w", key, ctx.Err())
+	}
+	err := r.healthErr
+	if err == nil && spec.Health == nil && r.hasExited() && !r.exit.clean() {
+		err = fmt.Errorf("process %d: %s", r.exit.Pid, r.exit.Err)
+	}
+	if err == nil {
+		return nil
+	}
+	tail, _ := ReadLogs(spec.LogPath, 20)
+	return &HealthError{Key: key, Err: err, LogPath: spec.LogPath, LogTail: tail}
+}
+
+// Shutdown stops supervising, for daemon exit: watchers and waiters end, the
+// processes keep running for the next daemon to adopt. Start fails after it.
+func (s *Supervisor) Shutdown() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	var dones []chan struct{}
+	for _, u := range s.units {
+		if u.active {
+			dones = append(dones, u.done)
+		}
+	}
+	s.mu.Unlock()
+	s.cancel()
+	for _, d := range dones {
+		<-d
+	}
+}
+
+func (s *Supervisor) emit(ev Event) {
+	s.log.Debug("event", "event", ev.Name, "service", ev.Key.String(), "pid", ev.Pid, "error", ev.Error)
+	if s.onEvent != nil {
+		s.onEvent(ev)
+	}
+}
+
+// recordExit notes an exit on the unit and in the store: exactly once per
+// process, from the goroutine that owns the unit.
+func (s *Supervisor) recordExit(u *unit, exit Exit) {
+	if exit.At.IsZero() {
+		exit.At = time.Now()
+	}
+	s.mu.Lock()
+	u.lastExit = &exit
+	u.state = exit.State
+	u.since = exit.At
+	s.mu.Unlock()
+	if s.store != nil {
+		if err := s.store.ProcessExited(u.key, exit); err != nil {
+			u.log.Error("cannot record process exit", "pid", exit.Pid, "error", err)
+		}
+	}
+}
+
+func (s *Supervisor) setState(u *unit, st State) {
+	s.mu.Lock()
+	u.state = st
+	u.since = time.Now()
+	s.mu.Unlock()
+}

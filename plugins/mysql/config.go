@@ -1,0 +1,220 @@
+package mysqladapter
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/binkyhq/binky/sdk"
+)
+
+// Config keys a service may set in its config table.
+const (
+	// KeyCharset (string): the CHARACTER SET of a provisioned database.
+	// Empty: the server's default.
+	KeyCharset = "charset"
+	// KeyCollation (string): the COLLATE of a provisioned database. Empty:
+	// the charset's default.
+	KeyCollation = "collation"
+)
+
+// config is a service's config table, decoded.
+type config struct {
+	charset   string
+	collation string
+}
+
+// parseConfig decodes a config table strictly: an unknown key or a value
+// of the wrong shape is an invalid request, named.
+func parseConfig(m map[string]any) (config, error) {
+	var c config
+	var unknown []string
+	for k, v := range m {
+		switch k {
+		case KeyCharset, KeyCollation:
+			s, ok := v.(string)
+			if !ok || !isWord(s) {
+				return c, sdk.Errorf(sdk.CodeInvalid, "config %s must be a name of letters, digits and '_' (utf8mb4); got %v", k, describe(v))
+			}
+			if k == KeyCharset {
+				c.charset = s
+			} else {
+				c.collation = s
+			}
+		default:
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return c, sdk.Errorf(sdk.CodeInvalid, "unknown config key %q for the mysql adapter (known: %s, %s)",
+			strings.Join(unknown, `", "`), KeyCharset, KeyCollation)
+	}
+	return c, nil
+}
+
+func isWord(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func describe(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%v (%T)", v, v)
+}
+
+// admin is a parsed admin_url.
+type admin struct {
+	// cfg is the driver's configuration of the admin connection (no
+	// database selected).
+	cfg *mysql.Config
+	// url is the admin URL when it was given as one; nil for a DSN.
+	url *url.URL
+}
+
+// parseAdmin reads an admin_url: mysql:// or mariadb:// URL
+// (mysql://user:password@host:port/?param=value, or ?socket=/path with no
+// host for a Unix socket), or a go-sql-driver DSN. Its errors never quote
+// the input, which may hold a password.
+func parseAdmin(raw string) (*admin, error) {
+	if raw == "" {
+		return nil, sdk.Errorf(sdk.CodeInvalid, "no admin_url: set the service's admin_url to a URL like mysql://root@127.0.0.1:3306/")
+	}
+	if !strings.Contains(raw, "://") {
+		cfg, err := mysql.ParseDSN(raw)
+		if err != nil {
+			return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is neither a mysql:// URL nor a go-sql-driver DSN: %s", scrubText(err.Error(), dsnPassword(raw)))
+		}
+		cfg.DBName = ""
+		return &admin{cfg: cfg}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole URL, password included
+		}
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is not a URL: %v", err)
+	}
+	switch u.Scheme {
+	case "mysql", "mariadb", "percona":
+	default:
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url must start with mysql:// or mariadb://; got scheme %q", u.Scheme)
+	}
+	if u.Opaque != "" {
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url must be mysql://[user[:password]@]host[:port]/")
+	}
+	q := u.Query()
+	socket := q.Get("socket")
+	q.Del("socket")
+	cfg, err := mysql.ParseDSN("/?" + q.Encode())
+	if err != nil {
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url has a parameter the mysql driver refuses: %s", scrub(err.Error(), u))
+	}
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	switch {
+	case socket != "":
+		if u.Host != "" {
+			return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url names both a host and ?socket=; use mysql://user@/?socket=/path for a Unix socket")
+		}
+		cfg.Net, cfg.Addr = "unix", socket
+	case u.Hostname() == "":
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url has no host: use mysql://user@127.0.0.1:3306/")
+	default:
+		port := u.Port()
+		if port == "" {
+			port = "3306"
+		}
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(u.Hostname(), port)
+	}
+	return &admin{cfg: cfg, url: u}, nil
+}
+
+// sliceURL is the slice's address: the admin URL with the database
+// replaced; for a DSN admin, a mysql:// URL built from it.
+func (a *admin) sliceURL(db string) string {
+	var u url.URL
+	if a.url != nil {
+		u = *a.url
+		u.RawPath = ""
+	} else {
+		u = url.URL{Scheme: "mysql"}
+		if a.cfg.User != "" {
+			u.User = url.User(a.cfg.User)
+			if a.cfg.Passwd != "" {
+				u.User = url.UserPassword(a.cfg.User, a.cfg.Passwd)
+			}
+		}
+		if a.cfg.Net == "unix" {
+			u.RawQuery = url.Values{"socket": {a.cfg.Addr}}.Encode()
+		} else {
+			u.Host = a.cfg.Addr
+		}
+	}
+	u.Path = "/" + db
+	return u.String()
+}
+
+// sliceDSN is the slice's go-sql-driver DSN.
+func (a *admin) sliceDSN(db string) string {
+	c := a.cfg.Clone()
+	c.DBName = db
+	return c.FormatDSN()
+}
+
+// password is the admin's password, for scrubbing messages.
+func (a *admin) password() string { return a.cfg.Passwd }
+
+// dsnPassword is a best-effort read of the password of a DSN or URL that
+// did not parse: what lies between the first ':' after any scheme and the
+// last '@'.
+func dsnPassword(dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		dsn = dsn[i+3:]
+	}
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return ""
+	}
+	if colon := strings.Index(dsn[:at], ":"); colon >= 0 {
+		return dsn[colon+1 : at]
+	}
+	return ""
+}
+
+func scrub(msg string, u *url.URL) string {
+	if u == nil || u.User == nil {
+		return msg
+	}
+	pw, _ := u.User.Password()
+	return scrubText(msg, pw)
+}
+
+// scrubText removes a password from a message, plain and escaped.
+func scrubText(msg, pw string) string {
+	if pw == "" {
+		return msg
+	}
+	for _, s := range []string{pw, url.PathEscape(pw), url.QueryEscape(pw)} {
+		msg = strings.ReplaceAll(msg, s, "xxxxx")
+	}
+	return msg
+}

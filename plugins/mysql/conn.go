@@ -1,0 +1,142 @@
+package mysqladapter
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/binkyhq/binky/sdk"
+)
+
+// server is one admin URL's connection pool. It lives as long as the
+// process.
+type server struct {
+	admin *admin
+	db    *sql.DB
+}
+
+// server returns the pool of an admin URL, creating it on first use. The
+// pool connects lazily.
+func (m *MySQL) server(raw string) (*server, error) {
+	a, err := parseAdmin(raw)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.servers[raw]; ok {
+		return s, nil
+	}
+	cfg := a.cfg.Clone()
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url: %s", scrubText(err.Error(), a.password()))
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(2)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s := &server{admin: a, db: db}
+	m.servers[raw] = s
+	return s, nil
+}
+
+// discard closes a dedicated connection instead of returning it to the
+// pool, so the session state a clone changed (default database, sql_mode,
+// foreign_key_checks) never leaks into another call.
+func discard(c *sql.Conn) {
+	_ = c.Raw(func(any) error { return driver.ErrBadConn })
+	_ = c.Close()
+}
+
+// Server error numbers the adapter acts on.
+const (
+	erDBAccessDenied     = 1044
+	erAccessDenied       = 1045
+	erBadDB              = 1049
+	erTableAccessDenied  = 1142
+	erSpecificAccess     = 1227
+	erTooManyConnections = 1040
+	erHostNotPrivileged  = 1130
+	erAccessDeniedNoPW   = 1698
+	erNoSuchTable        = 1146
+	erViewInvalid        = 1356
+	erSPDoesNotExist     = 1305
+)
+
+func errNumber(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+// fail turns err into the reply's *sdk.Error: "<op>: <cause>" with the
+// code its cause deserves and the admin password scrubbed out.
+func fail(op, password string, err error) error {
+	var se *sdk.Error
+	if errors.As(err, &se) {
+		return &sdk.Error{Code: se.Code, Message: scrubText(op+": "+se.Message, password)}
+	}
+	code := classify(err)
+	return &sdk.Error{Code: code, Message: scrubText(op+": "+err.Error(), password) + hint(code)}
+}
+
+// classify picks the reply code of a driver error.
+func classify(err error) sdk.Code {
+	switch errNumber(err) {
+	case erAccessDenied, erDBAccessDenied, erTableAccessDenied, erSpecificAccess, erAccessDeniedNoPW, erHostNotPrivileged:
+		return sdk.CodeAuth
+	case erBadDB:
+		return sdk.CodeInvalid
+	case erTooManyConnections:
+		return sdk.CodeUnreachable
+	case 0:
+	default:
+		return sdk.CodeInternal
+	}
+	var ne net.Error
+	var de *net.DNSError
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &de), errors.As(err, &oe), errors.As(err, &ne), errors.Is(err, driver.ErrBadConn), errors.Is(err, mysql.ErrInvalidConn):
+		return sdk.CodeUnreachable
+	}
+	return sdk.CodeInternal
+}
+
+func hint(c sdk.Code) string {
+	switch c {
+	case sdk.CodeUnreachable:
+		return " (is the MySQL/MariaDB server running and is admin_url's host and port right?)"
+	case sdk.CodeAuth:
+		return " (check admin_url's user and password, and the privileges docs/adapters.md lists)"
+	}
+	return ""
+}
+
+// schemaOf looks up a database's default character set and collation;
+// ok is false when it does not exist.
+func schemaOf(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, db string) (charset, collation string, ok bool, err error) {
+	err = q.QueryRowContext(ctx,
+		"SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", db).
+		Scan(&charset, &collation)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, err
+	}
+	return charset, collation, true, nil
+}

@@ -1,0 +1,204 @@
+package mysqladapter
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/binkyhq/binky/sdk"
+)
+
+// defaultAdminURL is the server every test machine runs (MariaDB standing
+// in for MySQL and Percona); override with BINKY_TEST_MYSQL_URL.
+const defaultAdminURL = "mysql://root@127.0.0.1:3306/"
+
+func adminFromEnv() string {
+	if u := os.Getenv("BINKY_TEST_MYSQL_URL"); u != "" {
+		return u
+	}
+	return defaultAdminURL
+}
+
+func testAdminURL(t *testing.T) string {
+	t.Helper()
+	u := adminFromEnv()
+	a, err := parseAdmin(u)
+	if err != nil {
+		t.Fatalf("BINKY_TEST_MYSQL_URL: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := mysql.NewConnector(a.cfg)
+	if err == nil {
+		db := sql.OpenDB(conn)
+		err = db.PingContext(ctx)
+		db.Close()
+	}
+	if err != nil {
+		msg := "MySQL/MariaDB is not reachable at " + u + ": " + err.Error() +
+			"; start it (service mariadb start, or mariadbd --no-defaults --datadir=D --user=root --bind-address=127.0.0.1 --port=3306)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return u
+}
+
+// openDSN opens a pool on a DSN, closed when the test ends.
+func openDSN(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// adminDB is a pool on the admin connection for a test's own checks.
+func adminDB(t *testing.T, admin string) *sql.DB {
+	t.Helper()
+	a, err := parseAdmin(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openDSN(t, a.cfg.FormatDSN())
+}
+
+func testSlice(t *testing.T, suffix string) string {
+	t.Helper()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "bt_" + hex.EncodeToString(b) + "_" + suffix
+}
+
+func target(admin, slice string, cfg map[string]any) sdk.Target {
+	return sdk.Target{Slice: slice, Project: "bt", AdminURL: admin, Config: cfg}
+}
+
+func hdr() sdk.Header { return sdk.Header{Protocol: sdk.Protocol, Adapter: Name} }
+
+// cleanupSlice drops a slice when the test ends, with a fresh adapter.
+func cleanupSlice(t *testing.T, admin, slice string) {
+	t.Helper()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := New().Destroy(ctx, &sdk.DestroyRequest{Header: hdr(), Target: target(admin, slice, nil)}); err != nil {
+			t.Errorf("cleanup: destroy %s: %v", slice, err)
+		}
+	})
+}
+
+func provisionT(t *testing.T, a *MySQL, admin, slice string, cfg map[string]any) {
+	t.Helper()
+	cleanupSlice(t, admin, slice)
+	if _, err := a.Provision(t.Context(), &sdk.ProvisionRequest{Header: hdr(), Target: target(admin, slice, cfg)}); err != nil {
+		t.Fatalf("provision %s: %v", slice, err)
+	}
+}
+
+func resolveT(t *testing.T, a *MySQL, admin, slice string) *sdk.ResolveResponse {
+	t.Helper()
+	r, err := a.Resolve(t.Context(), &sdk.ResolveRequest{Header: hdr(), Target: target(admin, slice, nil)})
+	if err != nil {
+		t.Fatalf("resolve %s: %v", slice, err)
+	}
+	return r
+}
+
+// sliceDB opens the slice's resolved DSN.
+func sliceDB(t *testing.T, a *MySQL, admin, slice string) *sql.DB {
+	t.Helper()
+	return openDSN(t, resolveT(t, a, admin, slice).Values["dsn"])
+}
+
+func exec1(t *testing.T, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, stmt string, args ...any) {
+	t.Helper()
+	if _, err := db.ExecContext(t.Context(), stmt, args...); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+}
+
+func count(t *testing.T, db *sql.DB, stmt string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRowContext(t.Context(), stmt, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	return n
+}
+
+// builds holds the binary built for this test run; TestMain removes it.
+var builds = &builder{}
+
+type builder struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// adapterBinary is binky-adapter-mysql: from $BINKY_TEST_BIN when make
+// built it there, else built once into a temporary directory.
+func adapterBinary(t *testing.T) string {
+	t.Helper()
+	name := "binky-adapter-mysql"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if dir := os.Getenv("BINKY_TEST_BIN"); dir != "" {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p
+		}
+	}
+	b := builds
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "binky-adapter-mysql-test-")
+		if b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, name)
+		out, err := exec.Command("go", "build", "-o", b.path, "./cmd/binky-adapter-mysql").CombinedOutput()
+		if err != nil {
+			b.err = &buildError{err: err, out: string(out)}
+		}
+	})
+	if b.err != nil {
+		t.Fatalf("build %s: %v", name, b.err)
+	}
+	return b.path
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builds.dir != "" {
+		_ = os.RemoveAll(builds.dir)
+	}
+	os.Exit(code)
+}

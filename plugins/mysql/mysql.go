@@ -1,0 +1,120 @@
+package mysqladapter
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// Name is the adapter's name; binky finds it as binky-adapter-mysql.
+const Name = "mysql"
+
+// MySQL is the adapter. It is long-lived in the RPC tier: it keeps one
+// connection pool per admin URL across calls.
+type MySQL struct {
+	mu      sync.Mutex
+	servers map[string]*server // by admin URL
+}
+
+// New returns the adapter. It connects to nothing until a call needs it.
+func New() *MySQL { return &MySQL{servers: map[string]*server{}} }
+
+// Describe says who the adapter is: mysql (aliases mariadb, percona), able
+// to clone.
+func (*MySQL) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"mariadb", "percona"}, Clone: true}, nil
+}
+
+// slice is one call's target, checked.
+type slice struct {
+	srv *server
+	cfg config
+	db  string // the database name
+	q   string // the database name, quoted
+}
+
+func (m *MySQL) target(t *sdk.Target) (*slice, error) {
+	cfg, err := parseConfig(t.Config)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := m.server(t.AdminURL)
+	if err != nil {
+		return nil, err
+	}
+	db := names.MySQL(t.Slice)
+	q, err := quoteIdent(db)
+	if err != nil {
+		return nil, sdk.Errorf(sdk.CodeInvalid, "slice database name: %v", err)
+	}
+	return &slice{srv: srv, cfg: cfg, db: db, q: q}, nil
+}
+
+func password(s *slice) string {
+	if s == nil {
+		return ""
+	}
+	return s.srv.admin.password()
+}
+
+// Provision creates the slice's database; one that exists is kept.
+func (m *MySQL) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
+	op := fmt.Sprintf("provision mysql slice %q", req.Slice)
+	s, err := m.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminPassword(req.AdminURL), err)
+	}
+	stmt := "CREATE DATABASE IF NOT EXISTS " + s.q
+	if s.cfg.charset != "" {
+		stmt += " CHARACTER SET " + s.cfg.charset
+	}
+	if s.cfg.collation != "" {
+		stmt += " COLLATE " + s.cfg.collation
+	}
+	if _, err := s.srv.db.ExecContext(ctx, stmt); err != nil {
+		return nil, fail(op, password(s), fmt.Errorf("create database %s: %w", s.q, err))
+	}
+	return &sdk.ProvisionResponse{}, nil
+}
+
+// Resolve answers mysql://user:password@host:port/<database> with the
+// admin credentials, and values "database" and "dsn".
+func (m *MySQL) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+	op := fmt.Sprintf("resolve mysql slice %q", req.Slice)
+	s, err := m.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminPassword(req.AdminURL), err)
+	}
+	a := s.srv.admin
+	return &sdk.ResolveResponse{
+		Address: a.sliceURL(s.db),
+		Values:  map[string]string{"database": s.db, "dsn": a.sliceDSN(s.db)},
+	}, nil
+}
+
+// Destroy drops the slice's database. One already gone is fine.
+func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+	op := fmt.Sprintf("destroy mysql slice %q", req.Slice)
+	s, err := m.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminPassword(req.AdminURL), err)
+	}
+	if _, err := s.srv.db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+s.q); err != nil {
+		return nil, fail(op, password(s), fmt.Errorf("drop database %s: %w", s.q, err))
+	}
+	return &sdk.DestroyResponse{}, nil
+}
+
+// adminPassword is the password of an admin URL that may not parse, for
+// scrubbing.
+func adminPassword(raw string) string {
+	if a, err := parseAdmin(raw); err == nil {
+		return a.password()
+	}
+	return dsnPassword(raw)
+}
+
+var _ sdk.Adapter = (*MySQL)(nil)

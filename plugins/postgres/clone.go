@@ -1,0 +1,171 @@
+package postgresadapter
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// Clone methods reported in CloneResponse.Method.
+const (
+	// MethodFileCopyClone: STRATEGY = FILE_COPY with file_copy_method =
+	// clone (PostgreSQL 18+); copy-on-write where the filesystem can.
+	MethodFileCopyClone = "file_copy+clone"
+	// MethodFileCopy: the database's files were copied (STRATEGY =
+	// FILE_COPY, or any server before 15).
+	MethodFileCopy = "file_copy"
+	// MethodWALLog: the copy was written through the WAL (the default
+	// STRATEGY of 15 to 17).
+	MethodWALLog = "wal_log"
+)
+
+// Clone makes the slice's database a copy of the source slice's: CREATE
+// DATABASE … TEMPLATE source, after terminating every connection to the
+// source. A slice that exists is replaced. With owner_role the clone is
+// owned by its own role, fenced like a provisioned slice, and the objects
+// the source's role owned inside it now belong to the clone's role.
+func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
+	op := fmt.Sprintf("clone postgres slice %q from %q", req.Slice, req.Source)
+	s, err := p.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminURL(&req.Target), err)
+	}
+	method, err := p.clone(ctx, s, req.Slice, names.Postgres(req.Source))
+	if err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	return &sdk.CloneResponse{Method: method}, nil
+}
+
+func (p *Postgres) clone(ctx context.Context, s *slice, sliceName, src string) (string, error) {
+	if src == s.db {
+		return "", sdk.Errorf(sdk.CodeInvalid, "the source and the slice are the same database %q", src)
+	}
+	pool := s.srv.pool
+	ok, err := dbExists(ctx, pool, src)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", sdk.Errorf(sdk.CodeInvalid, "the source database %q does not exist; provision it first", src)
+	}
+	if err := p.dropDatabase(ctx, s.srv, s.db); err != nil {
+		return "", fmt.Errorf("replace the existing slice: %w", err)
+	}
+	owner := ""
+	if s.cfg.ownerRole {
+		if err := p.ensureRole(ctx, s.srv, s.db, sliceName); err != nil {
+			return "", err
+		}
+		owner = s.db
+	}
+	v, err := p.serverVersion(ctx, s.srv)
+	if err != nil {
+		return "", err
+	}
+	strategy, method, err := pickStrategy(s.cfg.strategy, v)
+	if err != nil {
+		return "", err
+	}
+	stmt := "CREATE DATABASE " + ident(s.db) + " TEMPLATE " + ident(src)
+	if owner != "" {
+		stmt += " OWNER " + ident(owner)
+	}
+	if strategy != "" {
+		stmt += " STRATEGY = " + strategy
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return "", fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Release()
+	if method == MethodFileCopyClone {
+		if _, err := conn.Exec(ctx, "SET file_copy_method = clone"); err != nil {
+			method = MethodFileCopy // the platform cannot clone files: copy them
+		}
+		defer resetSession(ctx, conn)
+	}
+	err = retryInUse(ctx, func() error {
+		if err := terminate(ctx, conn, src); err != nil {
+			return err
+		}
+		_, err := conn.Exec(ctx, stmt)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("create database %q from template %q: %w", s.db, src, err)
+	}
+	if owner != "" {
+		if err := p.handOver(ctx, s, src, owner); err != nil {
+			_ = p.dropDatabase(context.WithoutCancel(ctx), s.srv, s.db)
+			return "", err
+		}
+	}
+	return method, nil
+}
+
+// pickStrategy chooses CREATE DATABASE's STRATEGY clause (empty: none) for
+// a config's clone_strategy on a server version, and the method it means.
+func pickStrategy(want string, version int) (clause, method string, err error) {
+	switch {
+	case version >= 180000 && want != StrategyWALLog:
+		return "FILE_COPY", MethodFileCopyClone, nil
+	case version < 150000 && want == StrategyWALLog:
+		return "", "", sdk.Errorf(sdk.CodeInvalid, "config clone_strategy %q needs PostgreSQL 15 or later; this server is %d", StrategyWALLog, version)
+	case version < 150000:
+		return "", MethodFileCopy, nil
+	case want == StrategyFileCopy:
+		return "FILE_COPY", MethodFileCopy, nil
+	case want == StrategyWALLog:
+		return "WAL_LOG", MethodWALLog, nil
+	}
+	return "", MethodWALLog, nil
+}
+
+// resetSession puts a pooled connection back the way the pool gave it, or
+// closes it so that the pool does not hand it out again.
+func resetSession(ctx context.Context, conn *pgxpool.Conn) {
+	ctx = context.WithoutCancel(ctx)
+	if _, err := conn.Exec(ctx, "RESET ALL"); err != nil {
+		_ = conn.Conn().Close(ctx)
+	}
+}
+
+// handOver fences the clone for its role and gives that role what the
+// source's role owned inside it. REASSIGN OWNED also hands over the
+// databases the source's role owns — the source itself — so the source's
+// ownership is put back in the same transaction.
+func (p *Postgres) handOver(ctx context.Context, s *slice, src, owner string) error {
+	if err := fence(ctx, s.srv.pool, s.db, owner); err != nil {
+		return err
+	}
+	exists, ours, err := roleState(ctx, s.srv.pool, src)
+	if err != nil || !exists || !ours {
+		return err
+	}
+	var srcOwner string
+	if err := s.srv.pool.QueryRow(ctx, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1", src).Scan(&srcOwner); err != nil {
+		return fmt.Errorf("look up the owner of database %q: %w", src, err)
+	}
+	cfg := s.srv.pool.Config().ConnConfig.Copy()
+	cfg.Database = s.db
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to the clone %q: %w", s.db, err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "REASSIGN OWNED BY "+ident(src)+" TO "+ident(owner)); err != nil {
+			return fmt.Errorf("hand the objects of role %q in %q to role %q: %w", src, s.db, owner, err)
+		}
+		if _, err := tx.Exec(ctx, "ALTER DATABASE "+ident(src)+" OWNER TO "+ident(srcOwner)); err != nil {
+			return fmt.Errorf("give database %q back to role %q: %w", src, srcOwner, err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,29 @@
+// Package postgresadapter is binky-adapter-postgres (alias postgresql): a
+// slice is one database on a PostgreSQL server the developer already runs,
+// named names.Postgres(slice).
+//
+// provision creates the database (CREATE DATABASE; an existing one is
+// fine). resolve answers the admin URL with the database replaced. With
+// config owner_role = true, provision also creates a LOGIN role named after
+// the slice that owns the database, CONNECT is revoked from PUBLIC on it, and
+// resolve answers a URL holding that role's credentials, so one world cannot
+// open another's database. The role's password is derived, not stored: an
+// HMAC-SHA256 of the slice name keyed by a random secret kept in the table
+// binky.adapter_secret of the admin database, sent to the server only as a
+// SCRAM-SHA-256 verifier and set again on every resolve. destroy drops the
+// database (WITH (FORCE) on 13+, else after terminating its connections)
+// and the slice's role.
+//
+// clone is CREATE DATABASE … TEMPLATE source after terminating whatever is
+// connected to the source, retried while a straggler reconnects. On
+// PostgreSQL 18+ it uses STRATEGY = FILE_COPY with file_copy_method =
+// clone, so a reflink filesystem (Btrfs, XFS) shares the source's blocks; on
+// 15 to 17 it takes the server's default (WAL_LOG) unless config
+// clone_strategy says file_copy. With owner_role the clone's objects are
+// handed from the source's role to the clone's.
+//
+// The adapter keeps one small connection pool per admin URL for as long as
+// the process lives, so the RPC tier reuses it across a batch. See
+// docs/adapters.md for the config keys and the privileges the admin role
+// needs.
+package postgresadapter

@@ -1,0 +1,229 @@
+package postgresadapter
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/binkyhq/binky/sdk"
+)
+
+// defaultAdminURL is the server every test machine runs; override with
+// BINKY_TEST_POSTGRES_URL.
+const defaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres"
+
+func testAdminURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("BINKY_TEST_POSTGRES_URL")
+	if u == "" {
+		u = defaultAdminURL
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, u)
+	if err != nil {
+		msg := "PostgreSQL is not reachable at " + defaultAdminURL + " (or BINKY_TEST_POSTGRES_URL): " + err.Error() +
+			"; start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	_ = c.Close(ctx)
+	return u
+}
+
+// adminConn is a plain connection to the admin database for a test's own
+// checks, closed at the end of the test.
+func adminConn(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	return connect(t, url)
+}
+
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	return c
+}
+
+// testSlice is a fresh slice name: bt_<8 hex>_<suffix>.
+func testSlice(t *testing.T, suffix string) string {
+	t.Helper()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "bt_" + hex.EncodeToString(b) + "_" + suffix
+}
+
+func target(admin, slice string, cfg map[string]any) sdk.Target {
+	return sdk.Target{Slice: slice, Project: "bt", AdminURL: admin, Config: cfg}
+}
+
+func hdr() sdk.Header { return sdk.Header{Protocol: sdk.Protocol, Adapter: Name} }
+
+// provisionT provisions a slice and destroys it (database and role) when
+// the test ends.
+func provisionT(t *testing.T, a *Postgres, admin, slice string, cfg map[string]any) {
+	t.Helper()
+	cleanupSlice(t, a, admin, slice)
+	if _, err := a.Provision(t.Context(), &sdk.ProvisionRequest{Header: hdr(), Target: target(admin, slice, cfg)}); err != nil {
+		t.Fatalf("provision %s: %v", slice, err)
+	}
+}
+
+// cleanupSlice destroys a slice when the test ends, with a fresh adapter
+// so a broken one under test cannot leak it.
+func cleanupSlice(t *testing.T, _ *Postgres, admin, slice string) {
+	t.Helper()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := New().Destroy(ctx, &sdk.DestroyRequest{Header: hdr(), Target: target(admin, slice, nil)}); err != nil {
+			t.Errorf("cleanup: destroy %s: %v", slice, err)
+		}
+	})
+}
+
+func resolveT(t *testing.T, a *Postgres, admin, slice string, cfg map[string]any) *sdk.ResolveResponse {
+	t.Helper()
+	r, err := a.Resolve(t.Context(), &sdk.ResolveRequest{Header: hdr(), Target: target(admin, slice, cfg)})
+	if err != nil {
+		t.Fatalf("resolve %s: %v", slice, err)
+	}
+	return r
+}
+
+func exec1(t *testing.T, c *pgx.Conn, sql string, args ...any) {
+	t.Helper()
+	if _, err := c.Exec(t.Context(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func count(t *testing.T, c *pgx.Conn, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRow(t.Context(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// adapterBinary is binky-adapter-postgres: from $BINKY_TEST_BIN when make
+// built it there, else built once into a temporary directory.
+func adapterBinary(t *testing.T) string {
+	t.Helper()
+	name := "binky-adapter-postgres"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if dir := os.Getenv("BINKY_TEST_BIN"); dir != "" {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p
+		}
+	}
+	bin, err := buildOnce(name)
+	if err != nil {
+		t.Fatalf("build %s: %v", name, err)
+	}
+	return bin
+}
+
+// builds holds the binary built for this test run; TestMain removes it.
+var builds = &builder{}
+
+type builder struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func buildOnce(name string) (string, error) {
+	b := builds
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "binky-adapter-postgres-test-")
+		if b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, name)
+		out, err := exec.Command("go", "build", "-o", b.path, "./cmd/binky-adapter-postgres").CombinedOutput()
+		if err != nil {
+			b.err = &buildError{err: err, out: string(out)}
+		}
+	})
+	return b.path, b.err
+}
+
+// TestMain removes the built binary, and the secret schema in the admin
+// database when this run made it.
+func TestMain(m *testing.M) {
+	hadSchema := schemaExists()
+	code := m.Run()
+	if builds.dir != "" {
+		_ = os.RemoveAll(builds.dir)
+	}
+	if hadSchema == 0 && schemaExists() == 1 {
+		dropSchema()
+	}
+	os.Exit(code)
+}
+
+func adminFromEnv() string {
+	if u := os.Getenv("BINKY_TEST_POSTGRES_URL"); u != "" {
+		return u
+	}
+	return defaultAdminURL
+}
+
+// schemaExists is 1 when the admin database has the binky schema, 0 when
+// not, -1 when the server cannot say.
+func schemaExists() int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, adminFromEnv())
+	if err != nil {
+		return -1
+	}
+	defer c.Close(ctx)
+	var n int
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = 'binky'").Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
+func dropSchema() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, adminFromEnv())
+	if err != nil {
+		return
+	}
+	defer c.Close(ctx)
+	_, _ = c.Exec(ctx, "DROP SCHEMA IF EXISTS binky CASCADE")
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}

@@ -1,0 +1,210 @@
+package postgresadapter
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// Name is the adapter's name; binky finds it as binky-adapter-postgres.
+const Name = "postgres"
+
+// Postgres is the adapter. It is long-lived in the RPC tier: it keeps one
+// connection pool per admin URL across calls.
+type Postgres struct {
+	mu      sync.Mutex
+	servers map[string]*server // by admin URL
+}
+
+// New returns the adapter. It connects to nothing until a call needs it.
+func New() *Postgres { return &Postgres{servers: map[string]*server{}} }
+
+// Describe says who the adapter is: postgres (alias postgresql), able to
+// clone.
+func (*Postgres) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"postgresql"}, Clone: true}, nil
+}
+
+// slice is one call's target, checked: its server, config and database.
+type slice struct {
+	srv *server
+	cfg config
+	// db is the database and, with owner_role, the role of the slice.
+	db string
+}
+
+func (p *Postgres) target(t *sdk.Target) (*slice, error) {
+	cfg, err := parseConfig(t.Config)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := p.server(t.AdminURL)
+	if err != nil {
+		return nil, err
+	}
+	return &slice{srv: srv, cfg: cfg, db: names.Postgres(t.Slice)}, nil
+}
+
+// adminURL is the parsed admin URL for scrubbing errors, or nil.
+func adminURL(t *sdk.Target) *url.URL {
+	u, _ := url.Parse(t.AdminURL)
+	return u
+}
+
+// Provision creates the slice's database, and with owner_role its role,
+// which then owns the database alone. What exists already is kept.
+func (p *Postgres) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
+	op := fmt.Sprintf("provision postgres slice %q", req.Slice)
+	s, err := p.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminURL(&req.Target), err)
+	}
+	if err := p.provision(ctx, s, req.Slice); err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	return &sdk.ProvisionResponse{}, nil
+}
+
+func (p *Postgres) provision(ctx context.Context, s *slice, sliceName string) error {
+	owner := ""
+	if s.cfg.ownerRole {
+		if err := p.ensureRole(ctx, s.srv, s.db, sliceName); err != nil {
+			return err
+		}
+		owner = s.db
+	}
+	exists, err := dbExists(ctx, s.srv.pool, s.db)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		stmt := "CREATE DATABASE " + ident(s.db)
+		if owner != "" {
+			stmt += " OWNER " + ident(owner)
+		}
+		if _, err := s.srv.pool.Exec(ctx, stmt); err != nil && pgCode(err) != codeDuplicateDatabase {
+			return fmt.Errorf("create database %q: %w", s.db, err)
+		}
+	}
+	if owner != "" {
+		return fence(ctx, s.srv.pool, s.db, owner)
+	}
+	return nil
+}
+
+// fence makes role the owner of db and the only non-superuser who may
+// connect to it.
+func fence(ctx context.Context, q querier, db, role string) error {
+	var cur string
+	if err := q.QueryRow(ctx, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1", db).Scan(&cur); err != nil {
+		return fmt.Errorf("look up the owner of database %q: %w", db, err)
+	}
+	if cur != role {
+		if _, err := q.Exec(ctx, "ALTER DATABASE "+ident(db)+" OWNER TO "+ident(role)); err != nil {
+			return fmt.Errorf("make role %q the owner of database %q: %w", role, db, err)
+		}
+	}
+	if _, err := q.Exec(ctx, "REVOKE CONNECT, TEMPORARY ON DATABASE "+ident(db)+" FROM PUBLIC"); err != nil {
+		return fmt.Errorf("revoke CONNECT on database %q from PUBLIC: %w", db, err)
+	}
+	return nil
+}
+
+// Resolve answers the admin URL with the database replaced, and
+// values["database"]. With owner_role the URL holds the slice role's
+// credentials instead, and the role's password is set (to the same
+// derived value) on the way, so a secret that was lost heals here.
+func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+	op := fmt.Sprintf("resolve postgres slice %q", req.Slice)
+	s, err := p.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminURL(&req.Target), err)
+	}
+	values := map[string]string{"database": s.db}
+	if !s.cfg.ownerRole {
+		return &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, nil), Values: values}, nil
+	}
+	pw, err := p.resetPassword(ctx, s.srv, s.db, req.Slice)
+	if err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	values["user"] = s.db
+	return &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, url.UserPassword(s.db, pw)), Values: values}, nil
+}
+
+// Destroy drops the slice's database, then its role if binky made it. A
+// slice already gone is fine.
+func (p *Postgres) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+	op := fmt.Sprintf("destroy postgres slice %q", req.Slice)
+	s, err := p.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminURL(&req.Target), err)
+	}
+	if err := p.dropDatabase(ctx, s.srv, s.db); err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	if err := dropRole(ctx, s.srv.pool, s.db); err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	return &sdk.DestroyResponse{}, nil
+}
+
+// dropDatabase drops db: WITH (FORCE) on 13+, else by terminating its
+// connections and retrying while one reconnects.
+func (p *Postgres) dropDatabase(ctx context.Context, srv *server, db string) error {
+	v, err := p.serverVersion(ctx, srv)
+	if err != nil {
+		return err
+	}
+	if v >= 130000 {
+		if _, err := srv.pool.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(db)+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("drop database %q: %w", db, err)
+		}
+		return nil
+	}
+	return retryInUse(ctx, func() error {
+		if err := terminate(ctx, srv.pool, db); err != nil {
+			return err
+		}
+		if _, err := srv.pool.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(db)); err != nil {
+			return fmt.Errorf("drop database %q: %w", db, err)
+		}
+		return nil
+	})
+}
+
+// terminate ends every other session connected to db.
+func terminate(ctx context.Context, q querier, db string) error {
+	_, err := q.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", db)
+	if err != nil {
+		return fmt.Errorf("terminate the connections to database %q: %w", db, err)
+	}
+	return nil
+}
+
+// inUseAttempts bounds retryInUse.
+const inUseAttempts = 6
+
+// retryInUse runs f until it does not fail with "database is being
+// accessed by other users", backing off a little more each time.
+func retryInUse(ctx context.Context, f func() error) error {
+	var err error
+	for i := range inUseAttempts {
+		if err = f(); pgCode(err) != codeObjectInUse {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(i+1) * 100 * time.Millisecond):
+		}
+	}
+	return sdk.Errorf(sdk.CodeConflict, "%v (still in use after %d attempts to close its connections)", err, inUseAttempts)
+}
+
+var _ sdk.Adapter = (*Postgres)(nil)

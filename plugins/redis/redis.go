@@ -1,0 +1,157 @@
+package redisadapter
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// Name is the adapter's name; binky finds it as binky-adapter-redis.
+const Name = "redis"
+
+// KeyACL is the one config key (bool): true makes provision create an ACL
+// user per slice and fail where the server cannot; false never does, and
+// resolve answers the admin address. Absent: ACL users where the server
+// has ACLs.
+const KeyACL = "acl"
+
+// Redis is the adapter. It is long-lived in the RPC tier: it keeps one
+// client (a small pool) per admin URL across calls.
+type Redis struct {
+	mu      sync.Mutex
+	servers map[string]*server // by admin URL
+}
+
+// New returns the adapter. It connects to nothing until a call needs it.
+func New() *Redis { return &Redis{servers: map[string]*server{}} }
+
+// Describe says who the adapter is: redis (alias valkey), unable to clone.
+func (*Redis) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"valkey"}, Clone: false}, nil
+}
+
+// slice is one call's target, checked.
+type slice struct {
+	srv    *server
+	acl    *bool  // config acl; nil: probe the server
+	prefix string // "<slice>:"
+	user   string // the ACL user: the slice name
+}
+
+func (r *Redis) target(t *sdk.Target) (*slice, error) {
+	var acl *bool
+	var unknown []string
+	for k, v := range t.Config {
+		if k != KeyACL {
+			unknown = append(unknown, k)
+			continue
+		}
+		b, ok := v.(bool)
+		if !ok {
+			return nil, sdk.Errorf(sdk.CodeInvalid, "config %s must be true or false; got %v (%T)", KeyACL, v, v)
+		}
+		acl = &b
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, sdk.Errorf(sdk.CodeInvalid, "unknown config key %q for the redis adapter (known: %s)", strings.Join(unknown, `", "`), KeyACL)
+	}
+	srv, err := r.server(t.AdminURL)
+	if err != nil {
+		return nil, err
+	}
+	prefix := names.RedisPrefix(t.Slice)
+	return &slice{srv: srv, acl: acl, prefix: prefix, user: strings.TrimSuffix(prefix, ":")}, nil
+}
+
+// adminURL is the parsed admin URL for scrubbing errors, or nil.
+func adminURL(raw string) *url.URL {
+	u, _ := url.Parse(raw)
+	return u
+}
+
+// Provision makes the slice's ACL user, where ACLs are in use; otherwise it
+// checks that the server answers. Keys need no provisioning.
+func (r *Redis) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
+	op := fmt.Sprintf("provision redis slice %q", req.Slice)
+	s, err := r.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminURL(req.AdminURL), err)
+	}
+	useACL, err := r.useACL(ctx, s)
+	if err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	if !useACL {
+		if err := s.srv.client.Ping(ctx).Err(); err != nil {
+			return nil, fail(op, s.srv.url, err)
+		}
+		return &sdk.ProvisionResponse{}, nil
+	}
+	if _, err := setUser(ctx, s); err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	return &sdk.ProvisionResponse{}, nil
+}
+
+// Resolve answers redis://<slice>:<password>@host:port/<db> where ACLs are
+// in use (re-setting the user on the way, so a server that lost its ACLs
+// heals), else the admin address; values "prefix" always, "user" with ACLs.
+func (r *Redis) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+	op := fmt.Sprintf("resolve redis slice %q", req.Slice)
+	s, err := r.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminURL(req.AdminURL), err)
+	}
+	values := map[string]string{"prefix": s.prefix}
+	useACL, err := r.useACL(ctx, s)
+	if err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	if !useACL {
+		return &sdk.ResolveResponse{Address: s.srv.url.String(), Values: values}, nil
+	}
+	pw, err := setUser(ctx, s)
+	if err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	values["user"] = s.user
+	return &sdk.ResolveResponse{Address: slicedURL(s.srv.url, url.UserPassword(s.user, pw)), Values: values}, nil
+}
+
+// Clone is not offered: a Redis slice is built by provision, migrate and
+// seed.
+func (*Redis) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
+	return nil, sdk.Errorf(sdk.CodeUnsupported, "clone redis slice %q from %q: the redis adapter does not clone; build the slice with provision, migrate and seed", req.Slice, req.Source)
+}
+
+// Destroy deletes the slice's keys in every logical database, then its ACL
+// user. A slice already gone is fine.
+func (r *Redis) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+	op := fmt.Sprintf("destroy redis slice %q", req.Slice)
+	s, err := r.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, adminURL(req.AdminURL), err)
+	}
+	if _, err := deleteKeys(ctx, s.srv, s.prefix); err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	useACL, err := r.useACL(ctx, s)
+	if err != nil {
+		return nil, fail(op, s.srv.url, err)
+	}
+	if useACL {
+		if err := s.srv.client.ACLDelUser(ctx, s.user).Err(); err != nil {
+			return nil, fail(op, s.srv.url, fmt.Errorf("delete ACL user %q: %w", s.user, err))
+		}
+	}
+	return &sdk.DestroyResponse{}, nil
+}
+
+var _ sdk.Adapter = (*Redis)(nil)

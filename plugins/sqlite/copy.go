@@ -1,0 +1,40 @@
+package sqliteadapter
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// copyFile creates dst as a copy of src: a reflink where the filesystem
+// supports one, else a byte copy. It returns MethodReflink or MethodCopy.
+func copyFile(dst, src string) (string, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", src, err)
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return "", fmt.Errorf("inspect %s: %w", src, err)
+	}
+	if err := reflink(dst, src, fi.Mode().Perm()); err == nil {
+		return MethodReflink, nil
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return "", fmt.Errorf("create %s: %w", dst, err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return "", fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return "", fmt.Errorf("flush %s: %w", dst, err)
+	}
+	if err := out.Close(); err != nil {
+		return "", fmt.Errorf("close %s: %w", dst, err)
+	}
+	return MethodCopy, nil
+}

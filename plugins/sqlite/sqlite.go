@@ -1,0 +1,125 @@
+package sqliteadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/binkyhq/binky/sdk"
+)
+
+// Name is the adapter's name; binky finds it as binky-adapter-sqlite.
+const Name = "sqlite"
+
+// SQLite is the adapter. It keeps no state between calls.
+type SQLite struct{}
+
+// New returns the adapter.
+func New() *SQLite { return &SQLite{} }
+
+// Describe says who the adapter is: sqlite, able to clone.
+func (*SQLite) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"sqlite3"}, Clone: true}, nil
+}
+
+// Provision creates the slice's database file in WAL mode, or checks the
+// one that exists.
+func (*SQLite) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
+	loc, err := locate(&req.Target)
+	if err != nil {
+		return nil, err
+	}
+	path, err := loc.path(req.Slice)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(loc.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("provision sqlite slice %q: create directory: %w", req.Slice, err)
+	}
+	if err := provision(ctx, path); err != nil {
+		return nil, err
+	}
+	return &sdk.ProvisionResponse{}, nil
+}
+
+func provision(ctx context.Context, path string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return sdk.Errorf(sdk.CodeConflict, "provision %s: it exists and is not a regular file; move it away", path)
+	}
+	db, err := openDB(path)
+	if err != nil {
+		return dbError("provision", path, err)
+	}
+	defer db.Close()
+	// On a new file this writes the first page, so the file is a valid
+	// empty database that remembers WAL mode.
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return dbError("provision", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return sdk.Errorf(sdk.CodeConflict, "provision %s: the database stays in %s journal mode, not WAL; another process may hold it open", path, mode)
+	}
+	return dbError("provision: close", path, db.Close())
+}
+
+// Resolve answers sqlite://<absolute path> and the path itself in
+// values["path"]. It does not check that the slice exists.
+func (*SQLite) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+	loc, err := locate(&req.Target)
+	if err != nil {
+		return nil, err
+	}
+	path, err := loc.path(req.Slice)
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.ResolveResponse{Address: address(path), Values: map[string]string{"path": path}}, nil
+}
+
+// address is the slice's URL: sqlite:// then the absolute path with forward
+// slashes (sqlite:///home/me/x.db; sqlite:///C:/Users/me/x.db on Windows),
+// not percent-encoded, as SQLite tools read it.
+func address(path string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return "sqlite://" + p
+}
+
+// Destroy removes the slice's database file and its -wal, -shm and
+// -journal companions. A slice already gone is fine.
+func (*SQLite) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+	loc, err := locate(&req.Target)
+	if err != nil {
+		return nil, err
+	}
+	path, err := loc.path(req.Slice)
+	if err != nil {
+		return nil, err
+	}
+	if err := removeDB(path); err != nil {
+		return nil, fmt.Errorf("destroy sqlite slice %q: %w", req.Slice, err)
+	}
+	return &sdk.DestroyResponse{}, nil
+}
+
+// removeDB removes a database file and its companions, the main file last,
+// so that a half-done removal never leaves a stale WAL for a new database
+// of the same name to replay.
+func removeDB(path string) error {
+	var errs []error
+	for _, p := range []string{path + "-wal", path + "-shm", path + "-journal", path} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+var _ sdk.Adapter = (*SQLite)(nil)

@@ -1,0 +1,206 @@
+package adaptertest
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/client"
+	"github.com/hashicorp/go-plugin"
+)
+
+// fakeEnv picks the fake adapter's behaviour when the test binary runs as
+// one (Options.Env carries it).
+const fakeEnv = "BINKY_CONFORMANCE_FAKE"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeEnv); mode != "" {
+		os.Exit(runFake(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// dirStore keeps a slice as a directory under data_dir; modes break one
+// rule each.
+type dirStore struct {
+	mode string
+	rpc  bool // serving the RPC tier right now
+}
+
+func (d dirStore) path(t sdk.Target) string { return filepath.Join(t.DataDir, t.Slice) }
+
+func (d dirStore) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
+	resp := &sdk.DescribeResponse{Name: "dirstore", Aliases: []string{"folder"}, Clone: d.mode != "noclone", RPC: true}
+	switch d.mode {
+	case "badname":
+		resp.Name = "Dir Store"
+	case "cloneliar":
+		resp.Clone = true
+	}
+	return resp, nil
+}
+
+func (d dirStore) Provision(_ context.Context, r *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
+	if d.mode == "strict" {
+		if _, err := os.Stat(d.path(r.Target)); err == nil {
+			return nil, sdk.Errorf(sdk.CodeConflict, "slice %q exists", r.Slice)
+		}
+	}
+	return &sdk.ProvisionResponse{}, os.MkdirAll(d.path(r.Target), 0o755)
+}
+
+func (d dirStore) Resolve(_ context.Context, r *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+	addr := "file://" + d.path(r.Target)
+	if d.mode == "rpcdiffers" && d.rpc {
+		addr += "/rpc"
+	}
+	return &sdk.ResolveResponse{Address: addr, Values: map[string]string{"path": d.path(r.Target)}}, nil
+}
+
+func (d dirStore) Clone(_ context.Context, r *sdk.CloneRequest) (*sdk.CloneResponse, error) {
+	if d.mode == "noclone" || d.mode == "cloneliar" {
+		return nil, sdk.Errorf(sdk.CodeUnsupported, "dirstore cannot clone")
+	}
+	src := filepath.Join(r.DataDir, r.Source)
+	if _, err := os.Stat(src); err != nil {
+		return nil, sdk.Errorf(sdk.CodeConflict, "source %q: %v", r.Source, err)
+	}
+	return &sdk.CloneResponse{Method: "mkdir"}, os.MkdirAll(d.path(r.Target), 0o755)
+}
+
+func (d dirStore) Destroy(_ context.Context, r *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+	return &sdk.DestroyResponse{}, os.RemoveAll(d.path(r.Target))
+}
+
+func runFake(mode string) int {
+	if len(os.Args) < 2 {
+		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: sdk.Handshake, Plugins: sdk.PluginSet(dirStore{mode: mode, rpc: true})})
+		return 0
+	}
+	call := os.Args[1]
+	body, _ := io.ReadAll(os.Stdin)
+	var reply []byte
+	switch {
+	case mode == "lenient" && call == sdk.CallProvision:
+		reply = []byte(`{"ok":true}`) // accepts anything
+	default:
+		reply = sdk.Dispatch(context.Background(), dirStore{mode: mode}, call, body)
+	}
+	_, _ = os.Stdout.Write(reply)
+	if sdk.DecodeReply(reply, nil) != nil {
+		return 1
+	}
+	return 0
+}
+
+func fakeOptions(t *testing.T, mode string) Options {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake adapter tests run on Unix")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{
+		Binary:  self,
+		DataDir: t.TempDir(),
+		Env:     append(client.MinimalEnv(os.Environ()), fakeEnv+"="+mode, "GORACE=atexit_sleep_ms=0"),
+		Config:  map[string]any{"k": "v"},
+	}
+}
+
+// TestConformingAdapter runs the whole suite through Test, as an adapter
+// module would.
+func TestConformingAdapter(t *testing.T) {
+	for _, mode := range []string{"good", "noclone"} {
+		t.Run(mode, func(t *testing.T) {
+			Test(t, fakeOptions(t, mode))
+		})
+	}
+}
+
+// TestRunReportsEveryCheck: all checks, in order, and nothing left behind.
+func TestRunReportsEveryCheck(t *testing.T) {
+	opts := fakeOptions(t, "good")
+	var got []string
+	failed, err := Run(t.Context(), opts, func(r Result) {
+		got = append(got, r.Check)
+		if !r.OK {
+			t.Errorf("%s: %s", r.Check, r.Detail)
+		}
+	})
+	if err != nil || failed != 0 {
+		t.Fatalf("Run: failed %d, err %v; want 0, nil", failed, err)
+	}
+	if want := "describe provision resolve clone destroy invalid protocol rpc"; strings.Join(got, " ") != want {
+		t.Errorf("checks: got %q; want %q", strings.Join(got, " "), want)
+	}
+	left, err := os.ReadDir(opts.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left behind in the data dir: %s", e.Name())
+	}
+}
+
+// TestBrokenAdapters: each way of breaking the contract fails its check.
+func TestBrokenAdapters(t *testing.T) {
+	tests := []struct {
+		mode      string
+		wantFail  string
+		wantInMsg string
+	}{
+		{mode: "badname", wantFail: checkDescribe, wantInMsg: `name "Dir Store"`},
+		{mode: "strict", wantFail: checkProvision, wantInMsg: "attempt 2 of 2"},
+		{mode: "cloneliar", wantFail: checkClone, wantInMsg: "dirstore cannot clone"},
+		{mode: "lenient", wantFail: checkInvalid, wantInMsg: "replied ok"},
+		{mode: "rpcdiffers", wantFail: checkRPC, wantInMsg: "want the same bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			results := map[string]Result{}
+			failed, err := Run(t.Context(), fakeOptions(t, tt.mode), func(r Result) { results[r.Check] = r })
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := results[tt.wantFail]
+			if !ok || r.OK {
+				t.Fatalf("check %s: got %+v; want it failed", tt.wantFail, r)
+			}
+			if !strings.Contains(r.Detail, tt.wantInMsg) {
+				t.Errorf("check %s detail %q: want it to contain %q", tt.wantFail, r.Detail, tt.wantInMsg)
+			}
+			if failed < 1 {
+				t.Errorf("failed: got %d; want at least 1", failed)
+			}
+		})
+	}
+}
+
+func TestMissingBinary(t *testing.T) {
+	var got []Result
+	failed, err := Run(t.Context(), Options{Binary: filepath.Join(t.TempDir(), "binky-adapter-none")}, func(r Result) { got = append(got, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed != 1 || len(got) != 1 || got[0].Check != checkDescribe || got[0].OK {
+		t.Fatalf("got failed %d, results %+v; want only a failed describe", failed, got)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	if got, want := redact("postgres://u:secret@h/db"), "postgres://u:xxxxx@h/db"; got != want {
+		t.Errorf("redact: got %q; want %q", got, want)
+	}
+	if got := redact("file:///tmp/x"); got != "file:///tmp/x" {
+		t.Errorf("redact: got %q; want it unchanged", got)
+	}
+}

@@ -1,0 +1,18 @@
+// Package client is the one implementation of "call an adapter binary". It
+// runs a binky-adapter-* executable in either tier of the adapter protocol:
+//
+//   - one-shot: `<binary> <call>` with the request as one JSON object on
+//     stdin, in its own process group, with a deadline from the context; the
+//     reply must be exactly one JSON object (at most sdk.MaxMessage bytes) on
+//     stdout. On a timeout, and after every call, the whole group is killed
+//     and the adapter reaped.
+//   - RPC: the same binary started by go-plugin (sdk.Handshake, net/rpc) and
+//     kept alive as a Session for a batch of calls.
+//
+// Both tiers carry byte-identical JSON requests and replies, validated by the
+// same rules. Errors name the binary, the call and, for a malformed reply,
+// the first 200 bytes seen. The adapter's stderr is captured (bounded) and
+// handed to a callback so the caller can redact and log it; it never appears
+// in an error. Discovery and policy (which binary, which tier, which
+// deadline) live in the host, not here.
+package client

@@ -33,6 +33,7 @@ func buildAndRun(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755) // another uid runs these binaries in TestOtherUserRefused
 	root, err := filepath.Abs("..")
 	if err != nil {
 		return 0, err

@@ -506,7 +506,7 @@ func (r *rawMCP) request(method string, params map[string]any) (json.RawMessage,
 				Error  json.RawMessage `json:"error"`
 			}
 			if err := json.Unmarshal([]byte(line), &m); err != nil {
-				continue // reported by checkProtocolLines
+				r.t.Fatalf("binky mcp wrote a line that is not JSON-RPC while serving %s (%v): %.200q", method, err, line)
 			}
 			if m.Method == "notifications/progress" {
 				progress++

@@ -58,9 +58,9 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 		req.Args = b
 	}
 	line, _ := json.Marshal(req)
-	if _, err := conn.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("send %s request: %w", op, err)
-	}
+	// A daemon that refuses the caller answers before reading: a failed
+	// write still leaves its answer to read.
+	_, werr := conn.Write(append(line, '\n'))
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 64<<10), MaxLine)
 	for sc.Scan() {
@@ -90,6 +90,9 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if werr != nil {
+		return fmt.Errorf("send %s request: %w", op, werr)
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read %s reply: %w", op, err)

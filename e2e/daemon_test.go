@@ -1,0 +1,98 @@
+//go:build linux
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestSecondDaemonRefused: a second daemon for the same BINKY_HOME exits
+// non-zero naming the running one's pid, and touches nothing.
+func TestSecondDaemonRefused(t *testing.T) {
+	e := newEnv(t, "[project]\nname = \"solo\"\nport_range = PORTRANGE\n")
+	e.must("daemon", "start")
+	pid := strings.TrimSpace(read(filepath.Join(e.home, "daemon.pid")))
+	sock, _ := os.Stat(filepath.Join(e.home, "daemon.sock"))
+	r := e.binky("daemon", "run")
+	if r.code == 0 || !strings.Contains(r.stderr, "pid "+pid) {
+		t.Fatalf("second daemon: exit %d, stderr %q; want non-zero naming pid %s", r.code, r.stderr, pid)
+	}
+	after, err := os.Stat(filepath.Join(e.home, "daemon.sock"))
+	if err != nil || !after.ModTime().Equal(sock.ModTime()) {
+		t.Errorf("the second daemon touched the socket: %v", err)
+	}
+	if mode := after.Mode().Perm(); mode != 0o600 {
+		t.Errorf("daemon.sock mode %o; want 600", mode)
+	}
+	e.must("daemon", "status")
+}
+
+// TestOtherUserRefused: a caller with another uid cannot use the daemon.
+func TestOtherUserRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run a client as another uid")
+	}
+	e := newEnv(t, "[project]\nname = \"mine\"\nport_range = PORTRANGE\n")
+	e.must("daemon", "start")
+	// Open the path for the other user so only the socket's own guards
+	// stand in its way.
+	for d := e.home; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "binky"), "status")
+	cmd.Env = e.environ()
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("status as uid 65534 succeeded:\n%s", out)
+	}
+	if !strings.Contains(string(out), "binky:") || strings.Count(strings.TrimSpace(string(out)), "\n") > 0 {
+		t.Errorf("want one clear error line, got:\n%s", out)
+	}
+	// And through an open socket mode, peer credentials still refuse it.
+	os.Chmod(filepath.Join(e.home, "daemon.sock"), 0o666)
+	out, err = cmd2(e).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "refused") || !strings.Contains(string(out), strconv.Itoa(65534)) {
+		t.Errorf("status as uid 65534 through a 0666 socket: %v\n%s", err, out)
+	}
+}
+
+func cmd2(e *env) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(binDir, "binky"), "status")
+	cmd.Env = e.environ()
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	return cmd
+}
+
+// TestMissingEnvNamesThePlaces: an ${env.NAME} found nowhere fails up,
+// naming the variable and the three places looked.
+func TestMissingEnvNamesThePlaces(t *testing.T) {
+	e := newEnv(t, `
+[project]
+name = "needy"
+port_range = PORTRANGE
+
+[services.web]
+cmd = "exec sleep 600"
+env = { API_KEY = "${env.NEEDY_API_KEY}" }
+`)
+	r := e.binky("up", "x")
+	if r.code == 0 {
+		t.Fatal("up with a missing ${env.*} succeeded")
+	}
+	for _, want := range []string{"NEEDY_API_KEY", "your environment", "env_file", "daemon's environment"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("error does not mention %q:\n%s", want, r.stderr)
+		}
+	}
+	e.extra = []string{"NEEDY_API_KEY=k3y-value-1234"}
+	e.must("up", "x")
+}

@@ -106,6 +106,7 @@ func (e *env) environ() []string {
 	return append(out,
 		"BINKY_HOME="+e.home,
 		"BINKY_PROXY_ADDR=127.0.0.1:0",
+		"BINKY_PROXY_TLS_ADDR=127.0.0.1:0",
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"GIT_CONFIG_GLOBAL="+os.DevNull,
 		"GIT_AUTHOR_NAME=binky", "GIT_AUTHOR_EMAIL=binky@example.invalid",

@@ -88,6 +88,25 @@ func TestTwoWorldsSideBySide(t *testing.T) {
 		t.Errorf("world b after 1 visit: %q; want 2 visits (independent slice)", got)
 	}
 
+	// Through the proxy, by name: each world's api answers at its hostname.
+	var ds struct {
+		ProxyPort int `json:"proxy_port"`
+	}
+	json.Unmarshal([]byte(e.must("daemon", "status", "--json").stdout), &ds)
+	for _, w := range []worldJSON{a, b} {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/", ds.ProxyPort), nil)
+		req.Host = "api." + w.Worktree + ".demo.localhost"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("through the proxy: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), `world "`+w.Worktree+`"`) {
+			t.Errorf("proxy %s: %s %q", req.Host, resp.Status, body)
+		}
+	}
+
 	// env prints exactly the exposed services.
 	var env map[string]string
 	if err := json.Unmarshal([]byte(e.must("env", "feat/a").stdout), &env); err != nil {
@@ -121,8 +140,8 @@ func TestTwoWorldsSideBySide(t *testing.T) {
 		}
 	}
 	e.must("up", "feat/a")
-	if got := get(t, apiA); !strings.Contains(got, "5 visits") {
-		t.Errorf("after down+up: %q; want the same slice (5 visits)", got)
+	if got := get(t, apiA); !strings.Contains(got, "6 visits") {
+		t.Errorf("after down+up: %q; want the same slice (6 visits: 4 direct, 1 proxied, this one)", got)
 	}
 	if n := countEvents(t, e, "slice_provisioned", a.Worktree); n != 1 {
 		t.Errorf("slice_provisioned for %s: %d events; want 1", a.Worktree, n)

@@ -145,10 +145,21 @@ func (c *mcpClient) call(tool string, args map[string]any, token string) callRes
 	return callResult{summary: texts[0], json: texts[1], structured: structured, isError: res.IsError}
 }
 
-func (c *mcpClient) progressFor(token string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.progress[token]...)
+// progressFor returns the progress messages received for token, waiting
+// (up to 10s) until there are at least atLeast: the go-sdk client hands
+// notifications to its handler on another goroutine, so the last ones may
+// land just after the call returned.
+func (c *mcpClient) progressFor(token string, atLeast int) []string {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c.mu.Lock()
+		got := append([]string(nil), c.progress[token]...)
+		c.mu.Unlock()
+		if len(got) >= atLeast || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func (c *mcpClient) serverLog() string {
@@ -235,7 +246,7 @@ func TestMCPAgentLoop(t *testing.T) {
 	if pass.State != "up" || pass.Branch != "feat/pass" || pass.Project != "agents" {
 		t.Errorf("up feat/pass: got %+v; want project agents, branch feat/pass, state up", pass)
 	}
-	if p := c.progressFor("up-pass"); len(p) == 0 {
+	if p := c.progressFor("up-pass", 1); len(p) == 0 {
 		t.Errorf("up sent no progress notifications for its token")
 	}
 	fail := decodeAs[mcpWorld](t, mustOK(t, c, "up", map[string]any{"branch": "feat/fail", "repo": e.repo}, ""))
@@ -286,7 +297,7 @@ func TestMCPAgentLoop(t *testing.T) {
 	if !ok.Passed || len(ok.Checks) != 2 || ok.Commit != head || !strings.Contains(ok.Checks[0].OutputTail, "api at http") {
 		t.Errorf("passing verify: got %+v; want 2 passed checks at %s, the first printing the API URL", ok, head)
 	}
-	if p := c.progressFor("verify-pass"); len(p) < 2 {
+	if p := c.progressFor("verify-pass", 2); len(p) < 2 {
 		t.Errorf("verify sent %d progress notifications %q; want at least one per check", len(p), p)
 	}
 	bad := c.call("verify", map[string]any{"worktree": "feat/fail"}, "verify-fail")

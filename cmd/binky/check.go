@@ -28,7 +28,11 @@ func (c *checkCmd) run(stdout, stderr io.Writer) error {
 	path, err := c.file()
 	if err != nil {
 		if c.JSON {
-			writeDiagnostics(stdout, config.Diagnostics{{File: c.Path, Severity: config.SeverityError, Message: err.Error()}})
+			where := c.Path
+			if where == "" {
+				where = "."
+			}
+			writeDiagnostics(stdout, config.Diagnostics{{File: where, Severity: config.SeverityError, Message: err.Error()}})
 		}
 		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
 	}
@@ -94,6 +98,7 @@ func writeDiagnostics(w io.Writer, ds config.Diagnostics) {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	_ = enc.Encode(ds)
 }
 

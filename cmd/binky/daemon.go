@@ -72,6 +72,6 @@ func (c *daemonStatusCmd) Run(g *globals) error {
 type daemonRunCmd struct{}
 
 func (c *daemonRunCmd) Run(g *globals) error {
-	d := daemon.New(daemon.Options{Home: g.home, Version: versionString(), ProxyAddr: os.Getenv("BINKY_PROXY_ADDR")})
+	d := daemon.New(daemon.Options{Home: g.home, Version: versionString(), ProxyAddr: os.Getenv("BINKY_PROXY_ADDR"), ProxyTLSAddr: os.Getenv("BINKY_PROXY_TLS_ADDR")})
 	return d.Run(g.ctx)
 }

@@ -28,6 +28,6 @@ func (c *mcpCmd) Run(g *globals) error {
 		return err
 	}
 	log := hclog.New(&hclog.LoggerOptions{Name: "binky", Output: os.Stderr, Level: hclog.LevelFromString(c.LogLevel)})
-	srv := binkymcp.New(binkymcp.Config{Home: g.home, Exe: exe, Dir: wd, Version: versionString(), Log: log})
+	srv := binkymcp.New(binkymcp.Config{Home: g.home, Exe: exe, Dir: wd, Version: version, Log: log})
 	return srv.Serve(g.ctx, os.Stdin, out)
 }

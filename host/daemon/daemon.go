@@ -33,6 +33,9 @@ type Options struct {
 	// ProxyAddr overrides the proxy listener ("127.0.0.1:80" by default, with
 	// a fallback port). "off" disables the proxy.
 	ProxyAddr string
+	// ProxyTLSAddr overrides the https listener ("127.0.0.1:443" by
+	// default, with a fallback port).
+	ProxyTLSAddr string
 }
 
 // Daemon is one BINKY_HOME's daemon.

@@ -38,7 +38,7 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 	}
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, env: envVals, proxyURL: d.proxyURL, hostOf: d.hostOf(cfg, rec)}
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, env: envVals, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, err

@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 
+	"github.com/binkyhq/binky/host/certs"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/proxy"
 	"github.com/binkyhq/binky/host/registry"
@@ -16,9 +18,18 @@ func (d *Daemon) startProxy(ctx context.Context) {
 	if d.opts.ProxyAddr == "off" {
 		return
 	}
+	// TLS is optional: a CA that cannot be made is logged once, and http
+	// keeps working.
+	cm, err := certs.New(certs.Options{Dir: filepath.Join(d.home, "certs"), Logger: d.log.Named("certs")})
+	if err != nil {
+		d.log.Warn("https disabled: local CA unavailable", "error", err)
+		cm = nil
+	}
 	p := proxy.New(proxy.Options{
 		Logger:    d.log.Named("proxy"),
 		Addr:      d.opts.ProxyAddr,
+		TLSAddr:   d.opts.ProxyTLSAddr,
+		Certs:     cm,
 		Dashboard: d.dashboardHandler(),
 	})
 	if err := p.Start(ctx); err != nil {
@@ -49,6 +60,19 @@ func (d *Daemon) proxyURL(host string) string {
 		return "http://" + host
 	}
 	return d.proxy.URL(host)
+}
+
+// urlFor returns how a project's proxied names are written: https when the
+// project asks for it and TLS is up, else http.
+func (d *Daemon) urlFor(cfg *config.Config) func(string) string {
+	return func(host string) string {
+		if cfg.Project.HTTPS && d.proxy != nil {
+			if u := d.proxy.SecureURL(host); u != "" {
+				return u
+			}
+		}
+		return d.proxyURL(host)
+	}
 }
 
 // hostOf maps a service of a recorded world onto its proxied hostname.

@@ -146,7 +146,7 @@ func (d *Daemon) exposed(ctx context.Context, rec *registry.Worktree) (map[strin
 	}
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: d.proxyURL, hostOf: d.hostOf(cfg, rec)}
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, nil, err

@@ -138,7 +138,7 @@ func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 	w := &world{
 		cfg: cfg, project: project, worktree: wtName, path: rec.Path,
 		plan: plan, slices: map[string]slice{}, env: envVals,
-		proxyURL: d.proxyURL,
+		proxyURL: d.urlFor(cfg),
 		hostOf:   func(svc string) string { return names.Host(cfg.Services[svc].URL, wtName, project) },
 	}
 

@@ -222,8 +222,10 @@ func checkField(d *decoder, s *Service, isSelf bool, path []string, tok string, 
 	switch field[0] {
 	case tokens.FieldPort, tokens.FieldPorts:
 		switch {
+		case s.IsAdapter() && field[0] == tokens.FieldPort:
+			// The port of the adapter's address, when it has one.
 		case s.IsAdapter():
-			d.warnf(path, "an adapter slice is reached through ${"+refName(isSelf, s)+".url}", "%s: %s is an adapter slice and has no port; the token is left as written", tok, who)
+			d.warnf(path, "an adapter slice has no named ports: use ${"+refName(isSelf, s)+".url}, or ${"+refName(isSelf, s)+".port} for its address's port", "%s: %s is an adapter slice; the token is left as written", tok, who)
 		case len(ports) == 0:
 			d.warnf(path, askHint, "%s: %s asks for no port, so the token is left as written", tok, who)
 		case field[0] == tokens.FieldPorts && len(field) != 2:

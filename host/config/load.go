@@ -136,7 +136,7 @@ func tomlError(name string, err error) *LoadError {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		le := &LoadError{File: name, Line: pe.Position.Line, Col: pe.Position.Col, Msg: "not valid TOML: " + oneLine(pe.Message), Err: err}
-		if strings.Contains(pe.Message, "already been defined") || strings.Contains(pe.Message, "already created") {
+		if strings.Contains(pe.Message, "already been defined") {
 			le.Hint = "a key or table may appear once: merge or remove the repeat"
 		}
 		return le

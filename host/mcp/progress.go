@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -27,7 +28,6 @@ type progress struct {
 	mu      sync.Mutex
 	count   float64
 	lastOut time.Time
-	pending string // the latest output line not yet reported
 }
 
 func newProgress(notify func(string, any) error, req mcpgo.CallToolRequest, log hclog.Logger) *progress {
@@ -49,7 +49,6 @@ func (p *progress) step(pr api.Progress) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.pending = ""
 	p.sendLocked(msg)
 }
 
@@ -62,13 +61,11 @@ func (p *progress) output(check int, data string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.pending = fmt.Sprintf("check %d: %s", check+1, line)
 	if time.Since(p.lastOut) < outputEvery {
 		return
 	}
 	p.lastOut = time.Now()
-	p.sendLocked(p.pending)
-	p.pending = ""
+	p.sendLocked(fmt.Sprintf("check %d: %s", check+1, line))
 }
 
 func (p *progress) sendLocked(msg string) {
@@ -76,7 +73,11 @@ func (p *progress) sendLocked(msg string) {
 		return
 	}
 	if len(msg) > 300 {
-		msg = msg[:300] + "…"
+		cut := 300
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
 	}
 	p.count++
 	err := p.notify(string(mcpgo.MethodNotificationProgress), map[string]any{

@@ -115,7 +115,8 @@ func New(cfg Config) *Server {
 }
 
 // Serve speaks MCP on in/out until in reaches EOF or ctx ends; both are a
-// clean stop and return nil.
+// clean stop and return nil. Calls still running then are cancelled. One
+// Serve at a time per process: mcp-go keeps a single stdio session.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.out = &lineWriter{w: out}
 	std := server.NewStdioServer(s.mcp)
@@ -240,7 +241,7 @@ func (s *Server) up(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Call
 		return invalid(ToolUp, err), nil
 	}
 	dir := s.dir(a.Repo)
-	in := api.UpArgs{Dir: dir, Branch: a.Branch, }
+	in := api.UpArgs{Dir: dir, Branch: a.Branch, Env: callerEnv(dir, s.cfg.LookupEnv)}
 	p := newProgress(s.notify, req, s.log)
 	start := time.Now()
 	var w api.World
@@ -323,7 +324,6 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 		Progress: p.step,
 		Output: func(o api.Output) {
 			out.add(o.Check, o.Data)
-			s.out.Write([]byte(o.Data))
 			p.output(o.Check, o.Data)
 		},
 	}

@@ -42,6 +42,9 @@ func buildAndRun(m *testing.M) (int, error) {
 		{root, "./cmd/binky", "binky"},
 		{root, "./examples/demo/app", "binky-demo-app"},
 		{filepath.Join(root, "plugins", "sqlite"), "./cmd/binky-adapter-sqlite", "binky-adapter-sqlite"},
+		{filepath.Join(root, "plugins", "postgres"), "./cmd/binky-adapter-postgres", "binky-adapter-postgres"},
+		{filepath.Join(root, "plugins", "mysql"), "./cmd/binky-adapter-mysql", "binky-adapter-mysql"},
+		{filepath.Join(root, "plugins", "redis"), "./cmd/binky-adapter-redis", "binky-adapter-redis"},
 	}
 	for _, b := range builds {
 		exe := b.out

@@ -35,9 +35,15 @@ const LogLevelEnv = "BINKY_ADAPTER_LOG_LEVEL"
 // it, logging to stderr.
 //
 // Anything else prints usage to stderr and exits 2. Run answers describe
-// with rpc:true on both tiers, so the adapter itself need not say so.
+// with rpc:true on both tiers, so the adapter itself need not say so. An
+// adapter that is an io.Closer (a pool of admin connections) is closed
+// before the process exits.
 func Run(a Adapter) {
-	os.Exit(runMain(a))
+	code := runMain(a)
+	if c, ok := a.(io.Closer); ok {
+		c.Close()
+	}
+	os.Exit(code)
 }
 
 // runMain is Run without the exit, so tests can drive it in a child process.

@@ -28,6 +28,9 @@ const cloneSQLMode = "NO_AUTO_VALUE_ON_ZERO"
 func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
 	op := fmt.Sprintf("clone mysql slice %q from %q", req.Slice, req.Source)
 	s, err := m.target(&req.Target)
+	if err == nil {
+		err = checkSlice("source", req.Source)
+	}
 	if err != nil {
 		return nil, fail(op, adminPassword(req.AdminURL), err)
 	}

@@ -101,6 +101,9 @@ func parseAdmin(raw string) (*admin, error) {
 			return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is neither a mysql:// URL nor a go-sql-driver DSN: %s", scrubText(err.Error(), dsnPassword(raw)))
 		}
 		cfg.DBName = ""
+		if err := checkAddr(cfg.Net, cfg.Addr); err != nil {
+			return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url: %v", err)
+		}
 		return &admin{cfg: cfg}, nil
 	}
 	u, err := url.Parse(raw)
@@ -146,6 +149,40 @@ func parseAdmin(raw string) (*admin, error) {
 		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(u.Hostname(), port)
 	}
 	return &admin{cfg: cfg, url: u}, nil
+}
+
+// checkAddr accepts a DSN's network and address when a mysql:// URL can
+// carry them: TCP to a host name or IP literal and a numeric port, or a
+// Unix socket path.
+func checkAddr(network, addr string) error {
+	switch network {
+	case "unix":
+		if addr == "" {
+			return errors.New("the DSN names no socket path")
+		}
+		return nil
+	case "tcp", "tcp4", "tcp6":
+	default:
+		return fmt.Errorf("the DSN's network %q is not tcp or unix", network)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("the DSN's address is not host:port: %w", err)
+	}
+	for _, c := range port {
+		if c < '0' || c > '9' {
+			return fmt.Errorf("the DSN's port %q is not a number", port)
+		}
+	}
+	if host == "" {
+		return errors.New("the DSN's address has no host")
+	}
+	for _, c := range host {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune(".-_:%", c)) {
+			return fmt.Errorf("the DSN's host %q is not a host name or IP address", host)
+		}
+	}
+	return nil
 }
 
 // sliceURL is the slice's address: the admin URL with the database

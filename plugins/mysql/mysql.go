@@ -2,6 +2,7 @@ package mysqladapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -37,6 +38,9 @@ type slice struct {
 }
 
 func (m *MySQL) target(t *sdk.Target) (*slice, error) {
+	if err := checkSlice("slice", t.Slice); err != nil {
+		return nil, err
+	}
 	cfg, err := parseConfig(t.Config)
 	if err != nil {
 		return nil, err
@@ -51,6 +55,15 @@ func (m *MySQL) target(t *sdk.Target) (*slice, error) {
 		return nil, sdk.Errorf(sdk.CodeInvalid, "slice database name: %v", err)
 	}
 	return &slice{srv: srv, cfg: cfg, db: db, q: q}, nil
+}
+
+// checkSlice refuses a name that is not a slice name (names.IsSlice)
+// rather than trusting it: binky only ever sends those.
+func checkSlice(what, s string) error {
+	if !names.IsSlice(s) {
+		return sdk.Errorf(sdk.CodeInvalid, "%s %q is not a slice name (3 to 63 bytes of [a-z0-9_] holding an '_', starting and ending with a letter or digit)", what, s)
+	}
+	return nil
 }
 
 func password(s *slice) string {
@@ -115,6 +128,19 @@ func adminPassword(raw string) string {
 		return a.password()
 	}
 	return dsnPassword(raw)
+}
+
+// Close closes every pool the adapter opened. sdk.Run does not call it
+// today; the process exiting closes the connections as well.
+func (m *MySQL) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []error
+	for k, s := range m.servers {
+		errs = append(errs, s.db.Close())
+		delete(m.servers, k)
+	}
+	return errors.Join(errs...)
 }
 
 var _ sdk.Adapter = (*MySQL)(nil)

@@ -32,6 +32,9 @@ const (
 func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
 	op := fmt.Sprintf("clone postgres slice %q from %q", req.Slice, req.Source)
 	s, err := p.target(&req.Target)
+	if err == nil {
+		err = checkSlice("source", req.Source)
+	}
 	if err != nil {
 		return nil, fail(op, adminURL(&req.Target), err)
 	}

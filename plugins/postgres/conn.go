@@ -24,9 +24,6 @@ type server struct {
 	// version is server_version_num, 0 until first read (guarded by
 	// Postgres.mu).
 	version int
-	// secret keys the owner roles' passwords, nil until first read
-	// (guarded by Postgres.mu).
-	secret []byte
 }
 
 // server returns the pool of an admin URL, creating it on first use. The

@@ -39,6 +39,9 @@ type slice struct {
 }
 
 func (p *Postgres) target(t *sdk.Target) (*slice, error) {
+	if err := checkSlice("slice", t.Slice); err != nil {
+		return nil, err
+	}
 	cfg, err := parseConfig(t.Config)
 	if err != nil {
 		return nil, err
@@ -48,6 +51,15 @@ func (p *Postgres) target(t *sdk.Target) (*slice, error) {
 		return nil, err
 	}
 	return &slice{srv: srv, cfg: cfg, db: names.Postgres(t.Slice)}, nil
+}
+
+// checkSlice refuses a name that is not a slice name (names.IsSlice)
+// rather than trusting it: binky only ever sends those.
+func checkSlice(what, s string) error {
+	if !names.IsSlice(s) {
+		return sdk.Errorf(sdk.CodeInvalid, "%s %q is not a slice name (3 to 63 bytes of [a-z0-9_] holding an '_', starting and ending with a letter or digit)", what, s)
+	}
+	return nil
 }
 
 // adminURL is the parsed admin URL for scrubbing errors, or nil.
@@ -205,6 +217,18 @@ func retryInUse(ctx context.Context, f func() error) error {
 		}
 	}
 	return sdk.Errorf(sdk.CodeConflict, "%v (still in use after %d attempts to close its connections)", err, inUseAttempts)
+}
+
+// Close closes every pool the adapter opened. sdk.Run does not call it
+// today; the process exiting closes the connections as well.
+func (p *Postgres) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, s := range p.servers {
+		s.pool.Close()
+		delete(p.servers, k)
+	}
+	return nil
 }
 
 var _ sdk.Adapter = (*Postgres)(nil)

@@ -143,14 +143,11 @@ func mac(key []byte, purpose, msg string) []byte {
 
 // secret returns the key the passwords derive from: 32 random bytes in the
 // one row of binky.adapter_secret in the admin database, made on first use
-// (under an advisory lock, so concurrent adapters agree) and cached.
+// under an advisory lock, so concurrent adapters agree. It is read on every
+// call rather than cached, so every adapter process follows the server's
+// one copy even after someone drops it.
 func (p *Postgres) secret(ctx context.Context, srv *server) ([]byte, error) {
-	p.mu.Lock()
-	key := srv.secret
-	p.mu.Unlock()
-	if key != nil {
-		return key, nil
-	}
+	var key []byte
 	err := srv.pool.QueryRow(ctx, "SELECT key FROM binky.adapter_secret WHERE id = 1").Scan(&key)
 	switch c := pgCode(err); {
 	case err == nil:
@@ -164,9 +161,6 @@ func (p *Postgres) secret(ctx context.Context, srv *server) ([]byte, error) {
 	if len(key) != secretKeyLen {
 		return nil, sdk.Errorf(sdk.CodeConflict, "binky.adapter_secret holds a key of %d bytes, not %d; delete its row and resolve again", len(key), secretKeyLen)
 	}
-	p.mu.Lock()
-	srv.secret = key
-	p.mu.Unlock()
 	return key, nil
 }
 

@@ -1,6 +1,7 @@
 package postgresadapter
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -86,7 +87,11 @@ func TestOwnerRoleLeavesForeignRoles(t *testing.T) {
 	s := testSlice(t, "foreign")
 	ac := adminConn(t, admin)
 	exec1(t, ac, "CREATE ROLE "+ident(s)+" NOLOGIN")
-	t.Cleanup(func() { _, _ = ac.Exec(t.Context(), "DROP ROLE IF EXISTS "+ident(s)) })
+	t.Cleanup(func() {
+		if _, err := ac.Exec(context.Background(), "DROP ROLE IF EXISTS "+ident(s)); err != nil {
+			t.Errorf("cleanup: drop role %s: %v", s, err)
+		}
+	})
 	cleanupSlice(t, a, admin, s)
 	_, err := a.Provision(t.Context(), &sdk.ProvisionRequest{Header: hdr(), Target: target(admin, s, ownerRole)})
 	if got := sdk.CodeOf(err); got != sdk.CodeConflict {

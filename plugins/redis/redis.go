@@ -2,6 +2,7 @@ package redisadapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -45,6 +46,9 @@ type slice struct {
 }
 
 func (r *Redis) target(t *sdk.Target) (*slice, error) {
+	if err := checkSlice("slice", t.Slice); err != nil {
+		return nil, err
+	}
 	var acl *bool
 	var unknown []string
 	for k, v := range t.Config {
@@ -68,6 +72,15 @@ func (r *Redis) target(t *sdk.Target) (*slice, error) {
 	}
 	prefix := names.RedisPrefix(t.Slice)
 	return &slice{srv: srv, acl: acl, prefix: prefix, user: strings.TrimSuffix(prefix, ":")}, nil
+}
+
+// checkSlice refuses a name that is not a slice name (names.IsSlice)
+// rather than trusting it: binky only ever sends those.
+func checkSlice(what, s string) error {
+	if !names.IsSlice(s) {
+		return sdk.Errorf(sdk.CodeInvalid, "%s %q is not a slice name (3 to 63 bytes of [a-z0-9_] holding an '_', starting and ending with a letter or digit)", what, s)
+	}
+	return nil
 }
 
 // adminURL is the parsed admin URL for scrubbing errors, or nil.
@@ -152,6 +165,19 @@ func (r *Redis) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 		}
 	}
 	return &sdk.DestroyResponse{}, nil
+}
+
+// Close closes every client the adapter opened. sdk.Run does not call it
+// today; the process exiting closes the connections as well.
+func (r *Redis) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	for k, s := range r.servers {
+		errs = append(errs, s.client.Close())
+		delete(r.servers, k)
+	}
+	return errors.Join(errs...)
 }
 
 var _ sdk.Adapter = (*Redis)(nil)

@@ -1,6 +1,7 @@
 package redisadapter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -146,7 +147,7 @@ func TestDestroyRemovesKeysAndUser(t *testing.T) {
 		if err := other.Set(ctx, prefix+"in-db-3", 1, time.Hour).Err(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { other.Del(ctx, prefix+"in-db-3") })
+		t.Cleanup(func() { other.Del(context.Background(), prefix+"in-db-3") })
 
 		for i := range 2 {
 			if _, err := a.Destroy(ctx, &sdk.DestroyRequest{Header: hdr(), Target: target(admin, s, nil)}); err != nil {

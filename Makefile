@@ -38,10 +38,11 @@ install: build
 test: lint unit cross
 
 unit: build
-	@set -e; for m in $(MODULES); do \
+	@failed=""; for m in $(MODULES); do \
 		echo "== go test ($$m)"; \
-		(cd $$m && PATH=$(BIN):$$PATH BINKY_TEST_BIN=$(BIN) $(GO) test $(TESTFLAGS) ./...); \
-	done
+		(cd $$m && PATH=$(BIN):$$PATH BINKY_TEST_BIN=$(BIN) $(GO) test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
 
 lint:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done

@@ -249,3 +249,8 @@ func (w worldJSON) service(t *testing.T, name string) serviceJSON {
 	t.Fatalf("world %s has no service %q: %+v", w.Worktree, name, w.Services)
 	return serviceJSON{}
 }
+
+func read(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}

@@ -168,8 +168,3 @@ health = { tcp = "127.0.0.1:${self.port}", timeout = "2s", interval = "100ms" }
 		t.Fatal("no events written")
 	}
 }
-
-func read(path string) string {
-	b, _ := os.ReadFile(path)
-	return string(b)
-}

@@ -13,6 +13,7 @@ MODULES    := . sdk $(patsubst %/go.mod,%,$(wildcard plugins/*/go.mod)) $(patsub
 # Every adapter binary: plugins/<name>/cmd/binky-adapter-*.
 ADAPTERS   := $(wildcard plugins/*/cmd/binky-adapter-*)
 TESTFLAGS  ?= -count=1 -timeout 20m
+STATICCHECK ?= v0.8.2
 
 .PHONY: all build install test unit lint cross fuzz demo demo-down testenv clean
 
@@ -48,9 +49,14 @@ lint:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	@if command -v staticcheck >/dev/null 2>&1; then \
-		for m in $(MODULES); do (cd $$m && staticcheck ./...) || exit 1; done; \
-	else echo "staticcheck not installed: skipped (go install honnef.co/go/tools/cmd/staticcheck@latest)"; fi
+	@sc=$$(command -v staticcheck || echo "$$($(GO) env GOPATH)/bin/staticcheck"); \
+	if [ ! -x "$$sc" ]; then \
+		echo "installing staticcheck $(STATICCHECK)"; \
+		timeout 300 $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) >/dev/null 2>&1 || true; \
+	fi; \
+	if [ -x "$$sc" ]; then \
+		for m in $(MODULES); do (cd $$m && $$sc ./...) || exit 1; done; \
+	else echo "staticcheck did not install: skipped"; fi
 
 cross:
 	@set -e; for os in linux windows; do for m in $(MODULES); do \

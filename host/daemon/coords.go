@@ -132,19 +132,6 @@ func (w *world) exposed(coords map[string]string) (map[string]string, []string) 
 	return out, order
 }
 
-// envVarName turns a service name into BINKY_<NAME>_URL's middle part.
-func envVarName(svc string) string {
-	var sb strings.Builder
-	for _, r := range strings.ToUpper(svc) {
-		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			sb.WriteRune(r)
-		} else {
-			sb.WriteByte('_')
-		}
-	}
-	return sb.String()
-}
-
 // resolveEnv finds every ${env.NAME} the config references: the caller's
 // environment first, then the env files (project, then services'), then
 // the daemon's own environment. A name found nowhere is an error naming the

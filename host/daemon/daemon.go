@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -209,5 +208,3 @@ func (d *Daemon) opStop(ctx context.Context, _ json.RawMessage, _ *stream) (any,
 func (d *Daemon) logDir(project, worktree string) string {
 	return filepath.Join(d.home, "logs", project, worktree)
 }
-
-var errNotFound = errors.New("not found")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -257,5 +256,3 @@ func (d *Daemon) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 	}
 	return true
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

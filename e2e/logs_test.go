@@ -1,0 +1,63 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLogs: `binky logs` prints a service's last lines, all services
+// prefixed by name, and -f keeps following.
+func TestLogs(t *testing.T) {
+	e := newEnv(t, `
+[project]
+name = "chatty"
+port_range = PORTRANGE
+
+[services.talker]
+cmd = "for i in 1 2 3 4 5; do echo line $i; done; while true; do echo tick; sleep 0.2; done"
+
+[services.quiet]
+cmd = "echo hello from quiet; exec sleep 600"
+`)
+	e.must("up", "-q", "talk")
+	time.Sleep(300 * time.Millisecond)
+	out := e.must("logs", "talk", "talker", "-n", "0").stdout
+	if !strings.HasPrefix(out, "line 1\nline 2\nline 3\nline 4\nline 5\n") {
+		t.Errorf("logs talker:\n%s", out)
+	}
+	if out := e.must("logs", "talk", "talker", "-n", "2").stdout; strings.Count(out, "\n") != 2 {
+		t.Errorf("logs -n 2 printed %q", out)
+	}
+	if out := e.must("logs", "talk").stdout; !strings.Contains(out, "quiet | hello from quiet") || !strings.Contains(out, "talker | ") {
+		t.Errorf("logs of all services:\n%s", out)
+	}
+	if r := e.binky("logs", "talk", "nope"); r.code == 0 || !strings.Contains(r.stderr, "talker, quiet") {
+		t.Errorf("logs of an unknown service: exit %d %q", r.code, r.stderr)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "binky"), "logs", "-f", "-n", "1", "talk", "talker")
+	cmd.Dir = e.repo
+	cmd.Env = e.environ()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	sc := bufio.NewScanner(stdout)
+	ticks := 0
+	for ticks < 4 && sc.Scan() {
+		if sc.Text() == "tick" {
+			ticks++
+		}
+	}
+	if ticks < 4 {
+		t.Errorf("logs -f saw %d new ticks; want it to keep following", ticks)
+	}
+}

@@ -95,12 +95,7 @@ func (d *Daemon) serviceSpec(w *world, rec *registry.Worktree, svc *config.Servi
 // serviceEnv is a process's environment: the daemon's, then the service's
 // env_file, then its env with tokens rendered, then PORT and BINKY_*.
 func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) ([]string, error) {
-	m := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := cut(kv); ok {
-			m[k] = v
-		}
-	}
+	m := daemonEnv()
 	if svc.EnvFile != "" {
 		p := svc.EnvFile
 		if !filepath.IsAbs(p) {
@@ -123,6 +118,22 @@ func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Servic
 	m["BINKY_PROJECT"] = rec.Project
 	m["BINKY_WORKTREE"] = rec.Name
 	m["BINKY_WORKTREE_PATH"] = rec.Path
+	return environ(m), nil
+}
+
+// daemonEnv is the daemon's own environment as a map.
+func daemonEnv() map[string]string {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := cut(kv); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// environ renders m as sorted KEY=value entries.
+func environ(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -132,7 +143,7 @@ func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Servic
 	for _, k := range keys {
 		env = append(env, k+"="+m[k])
 	}
-	return env, nil
+	return env
 }
 
 func cut(kv string) (string, string, bool) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -78,12 +76,7 @@ func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 // for each exposed service and BINKY_ENV_JSON holding what `binky env`
 // prints.
 func verifyEnv(rec *registry.Worktree, r api.EnvResult) []string {
-	m := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := cut(kv); ok {
-			m[k] = v
-		}
-	}
+	m := daemonEnv()
 	for k, v := range api.EnvVars(r) {
 		m[k] = v
 	}
@@ -92,16 +85,7 @@ func verifyEnv(rec *registry.Worktree, r api.EnvResult) []string {
 	m["BINKY_PROJECT"] = rec.Project
 	m["BINKY_WORKTREE"] = rec.Name
 	m["BINKY_WORKTREE_PATH"] = rec.Path
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	env := make([]string, 0, len(keys))
-	for _, k := range keys {
-		env = append(env, k+"="+m[k])
-	}
-	return env
+	return environ(m)
 }
 
 // runCheck runs one verify command, streaming its output, and returns its

@@ -237,21 +237,7 @@ func dsnPassword(dsn string) string {
 	return ""
 }
 
-func scrub(msg string, u *url.URL) string {
-	if u == nil || u.User == nil {
-		return msg
-	}
-	pw, _ := u.User.Password()
-	return scrubText(msg, pw)
-}
+func scrub(msg string, u *url.URL) string { return sdk.ScrubURL(msg, u) }
 
 // scrubText removes a password from a message, plain and escaped.
-func scrubText(msg, pw string) string {
-	if pw == "" {
-		return msg
-	}
-	for _, s := range []string{pw, url.PathEscape(pw), url.QueryEscape(pw)} {
-		msg = strings.ReplaceAll(msg, s, "xxxxx")
-	}
-	return msg
-}
+func scrubText(msg, pw string) string { return sdk.Scrub(msg, pw) }

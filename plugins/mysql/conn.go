@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
-	"net"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -104,11 +103,7 @@ func classify(err error) sdk.Code {
 	default:
 		return sdk.CodeInternal
 	}
-	var ne net.Error
-	var de *net.DNSError
-	var oe *net.OpError
-	switch {
-	case errors.As(err, &de), errors.As(err, &oe), errors.As(err, &ne), errors.Is(err, driver.ErrBadConn), errors.Is(err, mysql.ErrInvalidConn):
+	if sdk.IsNetworkError(err) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) {
 		return sdk.CodeUnreachable
 	}
 	return sdk.CodeInternal

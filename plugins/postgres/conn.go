@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -152,11 +151,7 @@ func classify(err error) sdk.Code {
 		return sdk.CodeInternal
 	}
 	var ce *pgconn.ConnectError
-	var ne net.Error
-	var de *net.DNSError
-	var oe *net.OpError
-	switch {
-	case errors.As(err, &de), errors.As(err, &oe), errors.As(err, &ce), errors.As(err, &ne):
+	if errors.As(err, &ce) || sdk.IsNetworkError(err) {
 		return sdk.CodeUnreachable
 	}
 	return sdk.CodeInternal
@@ -173,26 +168,5 @@ func hint(c sdk.Code) string {
 	return ""
 }
 
-// scrub removes the admin URL's password from a message, in both its
-// plain and its escaped spelling.
-func scrub(msg string, admin *url.URL) string {
-	if admin == nil {
-		return msg
-	}
-	var pws []string
-	if admin.User != nil {
-		if pw, ok := admin.User.Password(); ok {
-			pws = append(pws, pw)
-		}
-	}
-	pws = append(pws, admin.Query()["password"]...)
-	for _, pw := range pws {
-		if pw == "" {
-			continue
-		}
-		for _, s := range []string{pw, url.PathEscape(pw), url.QueryEscape(pw)} {
-			msg = strings.ReplaceAll(msg, s, "xxxxx")
-		}
-	}
-	return msg
-}
+// scrub removes the admin URL's password from a message.
+func scrub(msg string, admin *url.URL) string { return sdk.ScrubURL(msg, admin) }

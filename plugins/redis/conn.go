@@ -2,7 +2,6 @@ package redisadapter
 
 import (
 	"errors"
-	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -119,11 +118,7 @@ func classify(err error) sdk.Code {
 		}
 		return sdk.CodeInternal
 	}
-	var ne net.Error
-	var de *net.DNSError
-	var oe *net.OpError
-	switch {
-	case errors.As(err, &de), errors.As(err, &oe), errors.As(err, &ne):
+	if sdk.IsNetworkError(err) {
 		return sdk.CodeUnreachable
 	}
 	return sdk.CodeInternal
@@ -140,24 +135,4 @@ func hint(c sdk.Code) string {
 }
 
 // scrub removes the admin URL's password from a message.
-func scrub(msg string, admin *url.URL) string {
-	if admin == nil {
-		return msg
-	}
-	var pws []string
-	if admin.User != nil {
-		if pw, ok := admin.User.Password(); ok {
-			pws = append(pws, pw)
-		}
-	}
-	pws = append(pws, admin.Query()["password"]...)
-	for _, pw := range pws {
-		if pw == "" {
-			continue
-		}
-		for _, s := range []string{pw, url.PathEscape(pw), url.QueryEscape(pw)} {
-			msg = strings.ReplaceAll(msg, s, "xxxxx")
-		}
-	}
-	return msg
-}
+func scrub(msg string, admin *url.URL) string { return sdk.ScrubURL(msg, admin) }

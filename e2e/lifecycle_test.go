@@ -373,3 +373,26 @@ ports = ["a", "b"]
 	})
 	_ = time.Second
 }
+
+// TestUpWhereYouStand: up with no branch means the worktree you stand in,
+// here the main one; removing that world keeps the repository.
+func TestUpWhereYouStand(t *testing.T) {
+	e := newEnv(t, `
+[project]
+name = "here"
+port_range = PORTRANGE
+
+[services.web]
+cmd = "exec sleep 600"
+ports = ["http"]
+`)
+	e.must("up", "-q")
+	w := e.status().world(t, "main")
+	if w.Path != e.repo || w.Branch != "main" {
+		t.Errorf("up with no branch: world at %s on %s; want %s on main", w.Path, w.Branch, e.repo)
+	}
+	e.must("remove", "main")
+	if _, err := os.Stat(filepath.Join(e.repo, "binky.toml")); err != nil {
+		t.Errorf("removing the main worktree's world touched the repository: %v", err)
+	}
+}

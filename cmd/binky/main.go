@@ -86,6 +86,9 @@ func run(args []string) int {
 				panic(r)
 			}
 		}()
+		if len(args) == 0 {
+			args = []string{"--help"}
+		}
 		kctx, perr := parser.Parse(args)
 		if perr != nil {
 			fmt.Fprintln(os.Stderr, "binky:", perr)

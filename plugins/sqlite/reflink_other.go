@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-// reflink is not implemented here; copyFile copies the bytes instead.
+// This platform offers no reflink call Binky uses; copyFile copies the bytes.
 func reflink(string, string, os.FileMode) error {
 	return errors.ErrUnsupported
 }

@@ -22,13 +22,11 @@ func (d *Daemon) opDown(ctx context.Context, raw json.RawMessage, s *stream) (an
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	rec, err := d.findWorld(ctx, a.WorldRef)
+	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
-	lock := d.worldLock(rec.Project, rec.Name)
-	lock.Lock()
-	defer lock.Unlock()
+	defer unlock()
 	if err := d.stopWorld(ctx, s, rec); err != nil {
 		return nil, err
 	}
@@ -89,13 +87,11 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	rec, err := d.findWorld(ctx, a.WorldRef)
+	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
-	lock := d.worldLock(rec.Project, rec.Name)
-	lock.Lock()
-	defer lock.Unlock()
+	defer unlock()
 
 	isMain := rec.Path == rec.Repo
 	var repo *worktree.Repo

@@ -50,6 +50,27 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 	return nil, errorf(api.CodeInvalid, "%q names a world in several projects (%s): run the command inside the project's repository", ref.Name, strings.Join(projects, ", "))
 }
 
+// lockWorld finds a world and takes its lock, then reads it again: an op
+// that waited for the lock sees what the previous op left (or that it
+// removed the world).
+func (d *Daemon) lockWorld(ctx context.Context, ref api.WorldRef) (*registry.Worktree, func(), error) {
+	rec, err := d.findWorld(ctx, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := d.worldLock(rec.Project, rec.Name)
+	m.Lock()
+	fresh, err := d.reg.WorktreeByID(ctx, rec.ID)
+	if err != nil {
+		m.Unlock()
+		if registry.IsNotFound(err) {
+			return nil, nil, errorf(api.CodeNotFound, "world %s was removed meanwhile", rec.Name)
+		}
+		return nil, nil, err
+	}
+	return fresh, m.Unlock, nil
+}
+
 // projectOf is the project name of the repository dir is in, or "".
 func projectOf(ctx context.Context, dir string) string {
 	if dir == "" {

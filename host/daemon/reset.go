@@ -18,13 +18,11 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	rec, err := d.findWorld(ctx, a.WorldRef)
+	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
-	lock := d.worldLock(rec.Project, rec.Name)
-	lock.Lock()
-	defer lock.Unlock()
+	defer unlock()
 	cfg, err := d.worldConfig(rec)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/binkyhq/binky/sdk/adaptertest"
 )
 
 const goldenSQLite = `
@@ -153,10 +155,7 @@ func needServer(t *testing.T, what, addr, start string) {
 		c.Close()
 		return
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not running on %s (%v); start it: %s", what, addr, err, start)
-	}
-	t.Skipf("%s is not running on %s; start it: %s", what, addr, start)
+	adaptertest.MissingServer(t, fmt.Sprintf("%s is not running on %s (%v); start it: %s", what, addr, err, start))
 }
 
 // TestGoldenTemplatePostgres: two worlds cloned from one golden database

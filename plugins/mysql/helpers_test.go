@@ -6,16 +6,13 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/adaptertest"
 )
 
 // defaultAdminURL is the server every test machine runs (MariaDB standing
@@ -47,10 +44,7 @@ func testAdminURL(t *testing.T) string {
 	if err != nil {
 		msg := "MySQL/MariaDB is not reachable at " + u + ": " + err.Error() +
 			"; start it (service mariadb start, or mariadbd --no-defaults --datadir=D --user=root --bind-address=127.0.0.1 --port=3306)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		adaptertest.MissingServer(t, msg)
 	}
 	return u
 }
@@ -142,63 +136,13 @@ func count(t *testing.T, db *sql.DB, stmt string, args ...any) int {
 	return n
 }
 
-// builds holds the binary built for this test run; TestMain removes it.
-var builds = &builder{}
-
-type builder struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-// adapterBinary is binky-adapter-mysql: from $BINKY_TEST_BIN when make
-// built it there, else built once into a temporary directory.
+// adapterBinary is binky-adapter-mysql, built or found by the kit.
 func adapterBinary(t *testing.T) string {
 	t.Helper()
-	name := "binky-adapter-mysql"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	if dir := os.Getenv("BINKY_TEST_BIN"); dir != "" {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			return p
-		}
-	}
-	b := builds
-	b.once.Do(func() {
-		b.dir, b.err = os.MkdirTemp("", "binky-adapter-mysql-test-")
-		if b.err != nil {
-			return
-		}
-		b.path = filepath.Join(b.dir, name)
-		out, err := exec.Command("go", "build", "-o", b.path, "./cmd/binky-adapter-mysql").CombinedOutput()
-		if err != nil {
-			b.err = &buildError{err: err, out: string(out)}
-		}
-	})
-	if b.err != nil {
-		t.Fatalf("build %s: %v", name, b.err)
-	}
-	return b.path
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	return adaptertest.Binary(t, "binky-adapter-mysql")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if builds.dir != "" {
-		_ = os.RemoveAll(builds.dir)
-	}
 	os.Exit(code)
 }

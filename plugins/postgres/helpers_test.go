@@ -5,16 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/adaptertest"
 )
 
 // defaultAdminURL is the server every test machine runs; override with
@@ -33,10 +30,7 @@ func testAdminURL(t *testing.T) string {
 	if err != nil {
 		msg := "PostgreSQL is not reachable at " + defaultAdminURL + " (or BINKY_TEST_POSTGRES_URL): " + err.Error() +
 			"; start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		adaptertest.MissingServer(t, msg)
 	}
 	_ = c.Close(ctx)
 	return u
@@ -121,60 +115,17 @@ func count(t *testing.T, c *pgx.Conn, sql string, args ...any) int {
 	return n
 }
 
-// adapterBinary is binky-adapter-postgres: from $BINKY_TEST_BIN when make
-// built it there, else built once into a temporary directory.
+// adapterBinary is binky-adapter-postgres, built or found by the kit.
 func adapterBinary(t *testing.T) string {
 	t.Helper()
-	name := "binky-adapter-postgres"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	if dir := os.Getenv("BINKY_TEST_BIN"); dir != "" {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			return p
-		}
-	}
-	bin, err := buildOnce(name)
-	if err != nil {
-		t.Fatalf("build %s: %v", name, err)
-	}
-	return bin
+	return adaptertest.Binary(t, "binky-adapter-postgres")
 }
 
-// builds holds the binary built for this test run; TestMain removes it.
-var builds = &builder{}
-
-type builder struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-func buildOnce(name string) (string, error) {
-	b := builds
-	b.once.Do(func() {
-		b.dir, b.err = os.MkdirTemp("", "binky-adapter-postgres-test-")
-		if b.err != nil {
-			return
-		}
-		b.path = filepath.Join(b.dir, name)
-		out, err := exec.Command("go", "build", "-o", b.path, "./cmd/binky-adapter-postgres").CombinedOutput()
-		if err != nil {
-			b.err = &buildError{err: err, out: string(out)}
-		}
-	})
-	return b.path, b.err
-}
-
-// TestMain removes the built binary, and the secret schema in the admin
+// TestMain removes the secret schema in the admin
 // database when this run made it.
 func TestMain(m *testing.M) {
 	hadSchema := schemaExists()
 	code := m.Run()
-	if builds.dir != "" {
-		_ = os.RemoveAll(builds.dir)
-	}
 	if hadSchema == 0 && schemaExists() == 1 {
 		dropSchema()
 	}
@@ -214,16 +165,4 @@ func dropSchema() {
 	}
 	defer c.Close(ctx)
 	_, _ = c.Exec(ctx, "DROP SCHEMA IF EXISTS binky CASCADE")
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }

@@ -5,16 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/adaptertest"
 )
 
 // testServer is one server the suite runs against.
@@ -46,10 +43,7 @@ func forEachServer(t *testing.T, f func(t *testing.T, admin string)) {
 			admin := s.url()
 			if err := ping(admin); err != nil {
 				msg := s.name + " is not reachable at " + admin + ": " + err.Error() + "; " + s.start
-				if os.Getenv("CI") == "true" {
-					t.Fatal(msg)
-				}
-				t.Skip(msg)
+				adaptertest.MissingServer(t, msg)
 			}
 			f(t, admin)
 		})
@@ -124,57 +118,10 @@ func resolveT(t *testing.T, a *Redis, admin, slice string, cfg map[string]any) *
 	return r
 }
 
-// builds holds the binary built for this test run; TestMain removes it.
-var builds = &builder{}
-
-type builder struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-// adapterBinary is binky-adapter-redis: from $BINKY_TEST_BIN when make
-// built it there, else built once into a temporary directory.
+// adapterBinary is binky-adapter-redis, built or found by the kit.
 func adapterBinary(t *testing.T) string {
 	t.Helper()
-	name := "binky-adapter-redis"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	if dir := os.Getenv("BINKY_TEST_BIN"); dir != "" {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			return p
-		}
-	}
-	b := builds
-	b.once.Do(func() {
-		b.dir, b.err = os.MkdirTemp("", "binky-adapter-redis-test-")
-		if b.err != nil {
-			return
-		}
-		b.path = filepath.Join(b.dir, name)
-		out, err := exec.Command("go", "build", "-o", b.path, "./cmd/binky-adapter-redis").CombinedOutput()
-		if err != nil {
-			b.err = &buildError{err: err, out: string(out)}
-		}
-	})
-	if b.err != nil {
-		t.Fatalf("build %s: %v", name, b.err)
-	}
-	return b.path
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	return adaptertest.Binary(t, "binky-adapter-redis")
 }
 
 // TestMain removes the built binary, and the secret key on each server
@@ -189,9 +136,6 @@ func TestMain(m *testing.M) {
 		if !had[s.name] {
 			deleteSecret(s.url())
 		}
-	}
-	if builds.dir != "" {
-		_ = os.RemoveAll(builds.dir)
 	}
 	os.Exit(code)
 }

@@ -29,11 +29,7 @@ const (
 // the copy replays when it is opened. The copy is then checkpointed on its
 // own and moved into place.
 func (*SQLite) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
-	loc, err := locate(&req.Target)
-	if err != nil {
-		return nil, err
-	}
-	dst, err := loc.path(req.Slice)
+	loc, dst, err := slicePath(&req.Target)
 	if err != nil {
 		return nil, err
 	}

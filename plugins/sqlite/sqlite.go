@@ -29,11 +29,7 @@ func (*SQLite) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeRes
 // Provision creates the slice's database file in WAL mode, or checks the
 // one that exists.
 func (*SQLite) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
-	loc, err := locate(&req.Target)
-	if err != nil {
-		return nil, err
-	}
-	path, err := loc.path(req.Slice)
+	loc, path, err := slicePath(&req.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -70,11 +66,7 @@ func provision(ctx context.Context, path string) error {
 // Resolve answers sqlite://<absolute path> and the path itself in
 // values["path"]. It does not check that the slice exists.
 func (*SQLite) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
-	loc, err := locate(&req.Target)
-	if err != nil {
-		return nil, err
-	}
-	path, err := loc.path(req.Slice)
+	_, path, err := slicePath(&req.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +87,7 @@ func address(path string) string {
 // Destroy removes the slice's database file and its -wal, -shm and
 // -journal companions. A slice already gone is fine.
 func (*SQLite) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
-	loc, err := locate(&req.Target)
-	if err != nil {
-		return nil, err
-	}
-	path, err := loc.path(req.Slice)
+	_, path, err := slicePath(&req.Target)
 	if err != nil {
 		return nil, err
 	}

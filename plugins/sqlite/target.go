@@ -104,3 +104,13 @@ func reservedOnWindows(name string) bool {
 	}
 	return false
 }
+
+// slicePath locates a request's directory and its slice's file.
+func slicePath(t *sdk.Target) (location, string, error) {
+	loc, err := locate(t)
+	if err != nil {
+		return location{}, "", err
+	}
+	path, err := loc.path(t.Slice)
+	return loc, path, err
+}

@@ -55,9 +55,9 @@ type Daemon struct {
 	handlers map[string]handler
 	stop     context.CancelFunc
 
-	mu     sync.Mutex
-	worlds map[string]*sync.Mutex // project/worktree → serializes ops on one world
-	repos  map[string]*sync.Mutex // repository root → serializes git worktree changes
+	worlds  keyedLocks // project/worktree → serializes ops on one world
+	repos   keyedLocks // repository root → serializes git worktree changes
+	goldens keyedLocks // golden marker path → builds a template once
 }
 
 // New builds a daemon; Run starts it.
@@ -71,8 +71,6 @@ func New(opts Options) *Daemon {
 		home:      opts.Home,
 		log:       log,
 		redact:    redact.New(),
-		worlds:    map[string]*sync.Mutex{},
-		repos:     map[string]*sync.Mutex{},
 		routeKick: make(chan struct{}, 1),
 	}
 	d.handlers = map[string]handler{
@@ -167,30 +165,33 @@ func (d *Daemon) emit(e events.Event) {
 	}
 }
 
-// worldLock serializes operations on one world.
-func (d *Daemon) worldLock(project, worktree string) *sync.Mutex {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	k := project + "/" + worktree
-	m, ok := d.worlds[k]
+// keyedLocks hands out one mutex per key, made on first use.
+type keyedLocks struct {
+	mu sync.Mutex
+	m  map[string]*sync.Mutex
+}
+
+func (l *keyedLocks) get(key string) *sync.Mutex {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]*sync.Mutex{}
+	}
+	m, ok := l.m[key]
 	if !ok {
 		m = &sync.Mutex{}
-		d.worlds[k] = m
+		l.m[key] = m
 	}
 	return m
 }
 
-// repoLock serializes git worktree changes in one repository.
-func (d *Daemon) repoLock(root string) *sync.Mutex {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	m, ok := d.repos[root]
-	if !ok {
-		m = &sync.Mutex{}
-		d.repos[root] = m
-	}
-	return m
+// worldLock serializes operations on one world.
+func (d *Daemon) worldLock(project, worktree string) *sync.Mutex {
+	return d.worlds.get(project + "/" + worktree)
 }
+
+// repoLock serializes git worktree changes in one repository.
+func (d *Daemon) repoLock(root string) *sync.Mutex { return d.repos.get(root) }
 
 func (d *Daemon) opPing(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {
 	return api.PingResult{Pid: os.Getpid(), Version: d.opts.Version, Home: d.home, Started: d.started, ProxyPort: d.proxyPort()}, nil

@@ -51,7 +51,7 @@ func serverIdentity(admin string) string {
 // goldenLock serializes template builds per marker inside this daemon; one
 // daemon serves a BINKY_HOME, so this is the build-once lock.
 func (d *Daemon) goldenLock(marker string) *sync.Mutex {
-	return d.worldLock("golden", marker)
+	return d.goldens.get(marker)
 }
 
 // sliceFromGolden builds the template once (or again when its hash changed),

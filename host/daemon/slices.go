@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -210,7 +211,7 @@ func (d *Daemon) runHook(ctx context.Context, w *world, rec *registry.Worktree, 
 
 // teeTail writes through to w and keeps the last 64 KiB for error reports.
 type teeTail struct {
-	w    interface{ Write([]byte) (int, error) }
+	w    io.Writer
 	tail *bytes.Buffer
 }
 

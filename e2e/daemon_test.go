@@ -88,7 +88,7 @@ env = { API_KEY = "${env.NEEDY_API_KEY}" }
 	if r.code == 0 {
 		t.Fatal("up with a missing ${env.*} succeeded")
 	}
-	for _, want := range []string{"NEEDY_API_KEY", "your environment", "env_file", "daemon's environment"} {
+	for _, want := range []string{"NEEDY_API_KEY", "your environment", "env_file"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("error does not mention %q:\n%s", want, r.stderr)
 		}

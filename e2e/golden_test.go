@@ -102,11 +102,14 @@ func TestGoldenTemplateSQLite(t *testing.T) {
 	// A clone that fails (the template vanished behind binky's back) falls
 	// back to provision+migrate+seed, logs clone_fallback, and the world is
 	// the same.
-	golden := filepath.Join(e.home, "data", "sqlite", "gold", "gold_golden_golden.db")
-	if _, err := os.Stat(golden); err != nil {
-		t.Fatalf("golden slice file: %v", err)
+	// Templates are named <project>_golden_<clone_from>_<key>.
+	goldens, _ := filepath.Glob(filepath.Join(e.home, "data", "sqlite", "gold", "gold_golden_golden_*.db"))
+	if len(goldens) == 0 {
+		t.Fatalf("no golden slice file in %s", filepath.Join(e.home, "data", "sqlite", "gold"))
 	}
-	os.Remove(golden)
+	for _, g := range goldens {
+		os.Remove(g)
+	}
 	e.must("up", "g/fallback")
 	if n := countAll(t, e, "clone_fallback"); n != 1 {
 		t.Errorf("clone_fallback %d times; want 1", n)
@@ -172,7 +175,17 @@ func TestGoldenTemplatePostgres(t *testing.T) {
 			return strings.TrimSpace(string(out)), err
 		},
 		dropGolden: func(project string) error {
-			return exec.Command("psql", "-qX", "postgres://postgres@127.0.0.1:5432/postgres", "-c", "DROP DATABASE IF EXISTS "+project+"_golden_golden WITH (FORCE)").Run()
+			const admin = "postgres://postgres@127.0.0.1:5432/postgres"
+			out, err := exec.Command("psql", "-qXAt", admin, "-c", "SELECT datname FROM pg_database WHERE datname LIKE '"+project+"\\_golden\\_golden\\_%'").Output()
+			if err != nil {
+				return err
+			}
+			for _, db := range strings.Fields(string(out)) {
+				if err := exec.Command("psql", "-qX", admin, "-c", "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)").Run(); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 		exists: func(db string) bool {
 			out, _ := exec.Command("psql", "-qXAt", "postgres://postgres@127.0.0.1:5432/postgres", "-c", "SELECT 1 FROM pg_database WHERE datname = '"+db+"'").Output()
@@ -204,7 +217,16 @@ func TestGoldenTemplateMySQL(t *testing.T) {
 			return strings.TrimSpace(string(out)), err
 		},
 		dropGolden: func(project string) error {
-			return mysql("", "DROP DATABASE IF EXISTS "+project+"_golden_golden").Run()
+			out, err := mysql("", "SHOW DATABASES LIKE '"+project+"\\_golden\\_golden\\_%'").Output()
+			if err != nil {
+				return err
+			}
+			for _, db := range strings.Fields(string(out)) {
+				if err := mysql("", "DROP DATABASE IF EXISTS "+db).Run(); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 		exists: func(db string) bool {
 			out, _ := mysql("", "SHOW DATABASES LIKE '"+db+"'").Output()

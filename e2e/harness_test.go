@@ -41,10 +41,20 @@ func buildAndRun(m *testing.M) (int, error) {
 	builds := []struct{ mod, pkg, out string }{
 		{root, "./cmd/binky", "binky"},
 		{root, "./examples/demo/app", "binky-demo-app"},
-		{filepath.Join(root, "plugins", "sqlite"), "./cmd/binky-adapter-sqlite", "binky-adapter-sqlite"},
-		{filepath.Join(root, "plugins", "postgres"), "./cmd/binky-adapter-postgres", "binky-adapter-postgres"},
-		{filepath.Join(root, "plugins", "mysql"), "./cmd/binky-adapter-mysql", "binky-adapter-mysql"},
-		{filepath.Join(root, "plugins", "redis"), "./cmd/binky-adapter-redis", "binky-adapter-redis"},
+	}
+	// Every adapter binary of the workspace's plugin modules:
+	// plugins/<module>/cmd/binky-adapter-<name>.
+	cmds, _ := filepath.Glob(filepath.Join(root, "plugins", "*", "cmd", "binky-adapter-*"))
+	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range cmds {
+		mod := filepath.Dir(filepath.Dir(c))
+		if !strings.Contains(string(work), "./plugins/"+filepath.Base(mod)+"\n") {
+			continue // not (yet) a module of the workspace
+		}
+		builds = append(builds, struct{ mod, pkg, out string }{mod, "./cmd/" + filepath.Base(c), filepath.Base(c)})
 	}
 	for _, b := range builds {
 		exe := b.out

@@ -90,8 +90,19 @@ type ProvisionRequest struct {
 	Target
 }
 
-// ProvisionResponse is empty today; fields may grow.
-type ProvisionResponse struct{}
+// ProvisionResponse says whether the slice was there already.
+type ProvisionResponse struct {
+	// Existed reports that the slice existed before this call (true) or was
+	// created by it (false). The host provisions a slice it recorded as made
+	// on every up to learn whether it vanished meanwhile (dropped by hand,
+	// a server reset); nil means the adapter does not tell, and the host
+	// trusts its record.
+	Existed *bool `json:"existed,omitempty"`
+}
+
+// Provisioned is the ProvisionResponse of a slice that existed before the
+// call (existed) or was created by it.
+func Provisioned(existed bool) *ProvisionResponse { return &ProvisionResponse{Existed: &existed} }
 
 // ResolveRequest asks where a slice lives.
 type ResolveRequest struct {

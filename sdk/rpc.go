@@ -16,6 +16,12 @@ var Handshake = plugin.HandshakeConfig{
 	MagicCookieValue: "f1b0c2d7-binky-adapter-5e93",
 }
 
+// SocketDirPrefix starts the name of the directory an RPC adapter keeps its
+// go-plugin socket in. A host that makes one such directory per adapter
+// process and names it in PLUGIN_UNIX_SOCKET_DIR (sdk/client does) lets Run
+// remove that directory too, once empty, when the host died first.
+const SocketDirPrefix = "binky-rpc-"
+
 // PluginName is the one plugin an adapter binary serves.
 const PluginName = "adapter"
 
@@ -36,6 +42,7 @@ type RPCReply struct {
 // on the host side leave it nil and use the *RPCClient that Client returns.
 type RPCPlugin struct {
 	Impl Adapter
+	ctx  context.Context // parent of every call's context; nil: none
 }
 
 // PluginSet is the plugin map of an adapter binary (or of a host client).
@@ -43,9 +50,14 @@ func PluginSet(impl Adapter) plugin.PluginSet {
 	return plugin.PluginSet{PluginName: &RPCPlugin{Impl: impl}}
 }
 
+// pluginSet is PluginSet whose calls end when ctx does.
+func pluginSet(ctx context.Context, impl Adapter) plugin.PluginSet {
+	return plugin.PluginSet{PluginName: &RPCPlugin{Impl: impl, ctx: ctx}}
+}
+
 // Server implements plugin.Plugin.
 func (p *RPCPlugin) Server(*plugin.MuxBroker) (any, error) {
-	return &RPCServer{Impl: p.Impl}, nil
+	return &RPCServer{Impl: p.Impl, ctx: p.ctx}, nil
 }
 
 // Client implements plugin.Plugin.
@@ -56,11 +68,16 @@ func (p *RPCPlugin) Client(_ *plugin.MuxBroker, c *rpc.Client) (any, error) {
 // RPCServer serves an Adapter over net/rpc.
 type RPCServer struct {
 	Impl Adapter
+	ctx  context.Context // parent of every call's context; nil: none
 }
 
-// Call runs one call through Dispatch.
+// Call runs one call through Dispatch. Its context ends at the caller's
+// deadline or when the adapter stops serving.
 func (s *RPCServer) Call(args RPCArgs, reply *RPCReply) error {
-	ctx := context.Background()
+	ctx := s.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if !args.Deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, args.Deadline)

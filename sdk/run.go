@@ -2,13 +2,15 @@ package sdk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -28,27 +30,51 @@ const LogLevelEnv = "BINKY_ADAPTER_LOG_LEVEL"
 // bytes), answers it through Dispatch, writes exactly one JSON object and a
 // newline to stdout and exits 0 when the reply is ok, 1 otherwise. While the
 // call runs, os.Stdout points at stderr, so a stray print in adapter code
-// cannot corrupt the reply. SIGINT or SIGTERM cancels the call's context.
+// cannot corrupt the reply. SIGTERM, SIGINT or SIGHUP cancels the call's
+// context.
 //
 // Started by go-plugin (the magic cookie of Handshake in its environment and
-// no argument) it serves the same calls over net/rpc until the host closes
-// it, logging to stderr.
+// no argument) it serves the same calls over net/rpc, logging to stderr,
+// until the host closes it, the process gets SIGTERM, SIGINT or SIGHUP, or
+// the host process exits (checked every quarter second). Stopping cancels the
+// context of the calls in flight and removes the go-plugin socket, which Run
+// keeps in a directory of its own under PLUGIN_UNIX_SOCKET_DIR (default: the
+// temp directory).
 //
 // Anything else prints usage to stderr and exits 2. Run answers describe
 // with rpc:true on both tiers, so the adapter itself need not say so. An
 // adapter that is an io.Closer (a pool of admin connections) is closed
-// before the process exits.
+// before the process exits (given two seconds to return).
 func Run(a Adapter) {
 	code := runMain(a)
 	if c, ok := a.(io.Closer); ok {
-		c.Close()
+		closeWithin(c, closeWait)
 	}
 	os.Exit(code)
 }
 
+// closeWait bounds an adapter's Close at exit, so a pool that waits for a
+// stuck connection cannot keep the process alive.
+const closeWait = 2 * time.Second
+
+// closeWithin calls c.Close and gives up waiting after d.
+func closeWithin(c io.Closer, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Close()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
 // runMain is Run without the exit, so tests can drive it in a child process.
 func runMain(a Adapter) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	defer stop()
 	out := os.Stdout
 	if len(os.Args) == 2 && isCall(os.Args[1]) {
@@ -70,7 +96,7 @@ func run(ctx context.Context, a Adapter, args []string, stdin io.Reader, stdout,
 	case len(args) == 2 && isCall(args[1]):
 		return oneShot(ctx, a, args[1], stdin, stdout, stderr)
 	case len(args) <= 1 && getenv(Handshake.MagicCookieKey) != "":
-		return serveRPC(a, name, stderr, getenv)
+		return serveRPC(ctx, a, name, stderr, getenv)
 	case len(args) >= 2 && !isCall(args[1]) && args[1] != "-h" && args[1] != "--help" && args[1] != "help":
 		fmt.Fprintf(stderr, "%s: unknown call %q\n\n", name, args[1])
 	case len(args) > 2:
@@ -104,9 +130,13 @@ func oneShot(ctx context.Context, a Adapter, call string, stdin io.Reader, stdou
 	return 0
 }
 
+// errHostGone stops an RPC adapter whose host process exited.
+var errHostGone = errors.New("the host process exited")
+
 // serveRPC hands the process to go-plugin. It returns when the host closes
-// the plugin.
-func serveRPC(a Adapter, name string, stderr io.Writer, getenv func(string) string) int {
+// the plugin, when ctx ends (a signal) or when the host process exits.
+func serveRPC(ctx context.Context, a Adapter, name string, stderr io.Writer, getenv func(string) string) int {
+	ppid := os.Getppid() // first, so that a host dying while we start is noticed
 	if getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
 		fmt.Fprintf(stderr, "%s: %s is set but does not hold the cookie of protocol %d; "+
 			"this binary serves RPC only to a binky that speaks its protocol (unset %s to use it by hand)\n",
@@ -123,11 +153,46 @@ func serveRPC(a Adapter, name string, stderr io.Writer, getenv func(string) stri
 		Output:     stderr,
 		JSONFormat: true,
 	})
-	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: Handshake,
-		Plugins:         PluginSet(a),
-		Logger:          logger,
-	})
+	// go-plugin removes its unix socket only when the host closes the
+	// plugin. In a directory of our own, every way out removes it.
+	base := getenv(plugin.EnvUnixSocketDir)
+	dir, err := os.MkdirTemp(base, SocketDirPrefix)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: create a directory for the RPC socket: %v; set %s to a writable directory\n", name, err, plugin.EnvUnixSocketDir)
+		return 1
+	}
+	defer func() {
+		_ = os.RemoveAll(dir)
+		if base != "" && strings.HasPrefix(filepath.Base(base), SocketDirPrefix) {
+			_ = os.Remove(base) // the host's directory for us; only when empty
+		}
+	}()
+	if err := os.Setenv(plugin.EnvUnixSocketDir, dir); err != nil {
+		fmt.Fprintf(stderr, "%s: set %s: %v\n", name, plugin.EnvUnixSocketDir, err)
+		return 1
+	}
+	// Once the host is gone our stderr is a broken pipe; a log line must
+	// not kill the process before it has cleaned up.
+	ignoreBrokenPipe()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go watchParent(ctx, ppid, func() { cancel(errHostGone) })
+
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		plugin.Serve(&plugin.ServeConfig{
+			HandshakeConfig: Handshake,
+			Plugins:         pluginSet(ctx, a),
+			Logger:          logger,
+		})
+	}()
+	select {
+	case <-served:
+	case <-ctx.Done():
+		logger.Info("stopping", "reason", context.Cause(ctx).Error())
+	}
 	return 0
 }
 

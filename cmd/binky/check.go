@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,17 +15,19 @@ import (
 
 // checkCmd validates a binky.toml and flags footguns. Exit status: 0 when
 // there are no errors (warnings allowed), 1 with errors, 2 when the file
-// cannot be read or is not TOML.
+// cannot be read, is too large or too deeply nested, or is not TOML, or
+// when a signal interrupts the check.
 type checkCmd struct {
 	JSON bool   `help:"Print the diagnostics as a JSON array (empty when clean)."`
 	Path string `arg:"" optional:"" help:"A binky.toml, or a directory to search up from (default: the current directory)." placeholder:"PATH"`
 }
 
 func (c *checkCmd) Run(g *globals) error {
-	return c.run(os.Stdout, os.Stderr)
+	return c.run(g.ctx, os.Stdout, os.Stderr)
 }
 
-func (c *checkCmd) run(stdout, stderr io.Writer) error {
+// run stops as soon as ctx ends (SIGINT or SIGTERM), even mid-parse.
+func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	path, err := c.file()
 	if err != nil {
 		if c.JSON {
@@ -36,8 +39,11 @@ func (c *checkCmd) run(stdout, stderr io.Writer) error {
 		}
 		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
 	}
-	_, ds, err := config.Load(path)
+	_, ds, err := config.LoadContext(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: 2, err: fmt.Errorf("check %s: interrupted", path)}
+		}
 		if c.JSON {
 			d := config.Diagnostic{File: path, Severity: config.SeverityError, Message: err.Error()}
 			var le *config.LoadError

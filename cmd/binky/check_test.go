@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -180,5 +182,33 @@ func TestCheckDefaultPath(t *testing.T) {
 	t.Chdir(repo)
 	if _, out, _ = runCaptured(t, "check"); !strings.HasPrefix(out, "binky.toml:15: warning:") {
 		t.Errorf("stdout %q; want the path relative to the current directory", out)
+	}
+}
+
+// TestCheckInterrupted: check stops when its context ends (SIGINT or
+// SIGTERM through main's signal.NotifyContext) instead of finishing the
+// parse, and says so.
+func TestCheckInterrupted(t *testing.T) {
+	_, file := checkRepo(t, checkValid)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut strings.Builder
+	err := (&checkCmd{Path: file}).run(ctx, &out, &errOut)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "interrupted") {
+		t.Errorf("got %v; want exit 2 saying interrupted", err)
+	}
+	if out.Len() != 0 || errOut.Len() != 0 {
+		t.Errorf("stdout %q stderr %q; want nothing printed", out.String(), errOut.String())
+	}
+}
+
+// TestCheckTooDeep: the 16 KB file nested 4,000 deep is refused
+// with its file and line, exit 2.
+func TestCheckTooDeep(t *testing.T) {
+	_, file := checkRepo(t, checkValid+"\n[services.api.env]\nX = "+strings.Repeat("{a=", 4000)+"1"+strings.Repeat("}", 4000)+"\n")
+	code, out, errOut := runCaptured(t, "check", file)
+	if code != 2 || out != "" || !strings.Contains(errOut, "binky.toml:15:") || !strings.Contains(errOut, "nested deeper than") {
+		t.Errorf("exit %d stdout %q stderr %q; want exit 2 and binky.toml:15: … nested deeper than …", code, out, errOut)
 	}
 }

@@ -41,10 +41,11 @@ func (p *progressPrinter) show(pr api.Progress) {
 	fmt.Fprintf(p.w, "  %6.1fs  %-10s%s%s\n", float64(pr.Elapsed)/1000, pr.Step, who, msg)
 }
 
-// refFromArg builds a WorldRef from a worktree-or-branch argument.
+// refFromArg builds a WorldRef from a worktree-or-branch argument, with the
+// caller's environment.
 func refFromArg(name string) api.WorldRef {
 	wd, _ := os.Getwd()
-	return api.WorldRef{Name: name, Dir: wd}
+	return api.WorldRef{Name: name, Dir: wd, Env: callerEnv()}
 }
 
 func since(t time.Time) string {

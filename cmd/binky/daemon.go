@@ -73,5 +73,11 @@ type daemonRunCmd struct{}
 
 func (c *daemonRunCmd) Run(g *globals) error {
 	d := daemon.New(daemon.Options{Home: g.home, Version: versionString(), ProxyAddr: os.Getenv("BINKY_PROXY_ADDR"), ProxyTLSAddr: os.Getenv("BINKY_PROXY_TLS_ADDR")})
-	return d.Run(g.ctx)
+	err := d.Run(g.ctx)
+	if err != nil {
+		// Run fails only before it serves: leave the reason for the CLI or
+		// MCP call that started this daemon (ctl.Start shows it).
+		ctl.RecordStartFailure(g.home, err)
+	}
+	return err
 }

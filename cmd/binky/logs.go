@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/redact"
+	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 )
 
@@ -51,6 +55,10 @@ func (c *logsCmd) Run(g *globals) error {
 		}
 		sort.Strings(services)
 	}
+	red, err := logRedactor(g.ctx, g.home)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("logs: %w", err)}
+	}
 	prefix := len(services) > 1
 	var mu sync.Mutex
 	print := func(svc, line string) error {
@@ -69,8 +77,16 @@ func (c *logsCmd) Run(g *globals) error {
 			if err != nil {
 				return err
 			}
-			for _, l := range lines {
-				print(svc, l)
+			if len(lines) == 0 {
+				continue
+			}
+			// Redacted as one text, so a secret wrapped over lines is
+			// found; a mask may then join two lines.
+			text := red.String(strings.Join(lines, "\n"))
+			for _, l := range strings.Split(text, "\n") {
+				if err := print(svc, l); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -83,7 +99,7 @@ func (c *logsCmd) Run(g *globals) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = supervisor.Follow(ctx, filepath.Join(dir, svc+".log"), c.Lines, func(l string) error { return print(svc, l) })
+			errs[i] = followRedacted(ctx, filepath.Join(dir, svc+".log"), c.Lines, red, func(l string) error { return print(svc, l) })
 			if errs[i] != nil {
 				cancel()
 			}
@@ -94,4 +110,122 @@ func (c *logsCmd) Run(g *globals) error {
 		return err
 	}
 	return nil
+}
+
+// quietFlush is how long a followed log may stay quiet before the redactor
+// writes out a line it holds back (one ending in what may begin a secret
+// that the next line would finish).
+const quietFlush = 500 * time.Millisecond
+
+// followRedacted is supervisor.Follow with every line passed through the
+// redactor as one stream, so a secret wrapped over lines is masked too.
+func followRedacted(ctx context.Context, path string, n int, red *redact.Redactor, print func(string) error) error {
+	sink := &lineSink{print: print}
+	w := red.Writer(sink)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(quietFlush)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if w.Held() > 0 && time.Since(sink.lastWrite()) >= quietFlush {
+					_ = w.Flush()
+				}
+			}
+		}
+	}()
+	err := supervisor.Follow(ctx, path, n, func(l string) error {
+		sink.touch()
+		_, err := w.Write([]byte(l + "\n"))
+		return err
+	})
+	close(stop)
+	<-done
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = sink.err
+	}
+	return err
+}
+
+// lineSink prints what the redactor writes, a line at a time.
+type lineSink struct {
+	print func(string) error
+	mu    sync.Mutex
+	buf   []byte
+	last  time.Time
+	err   error
+}
+
+func (s *lineSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf = append(s.buf, p...)
+	for {
+		i := bytes.IndexByte(s.buf, '\n')
+		if i < 0 {
+			break
+		}
+		if err := s.print(string(s.buf[:i])); err != nil && s.err == nil {
+			s.err = err
+		}
+		s.buf = s.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+func (s *lineSink) touch() {
+	s.mu.Lock()
+	s.last = time.Now()
+	s.mu.Unlock()
+}
+
+func (s *lineSink) lastWrite() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// logRedactor knows every secret the registry records: the ${env.*} values
+// of every world and the passwords in every adapter service's address and
+// values (slice passwords the adapters made). Services write their logs
+// themselves, so the files hold raw output; it is redacted as it is read.
+//
+// It opens $BINKY_HOME/binky.db itself rather than asking the daemon: the
+// registry is WAL, made for several processes at once, and a binary of the
+// same version opening it only reads; logs then need no new daemon call.
+func logRedactor(ctx context.Context, home string) (*redact.Redactor, error) {
+	reg, err := registry.Open(ctx, filepath.Join(home, registry.FileName))
+	if err != nil {
+		return nil, fmt.Errorf("read the secrets to redact: %w", err)
+	}
+	defer reg.Close()
+	wts, err := reg.Worktrees(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the secrets to redact: %w", err)
+	}
+	red := redact.New()
+	for _, wt := range wts {
+		for _, s := range wt.Secrets {
+			red.Add(s)
+		}
+		svcs, err := reg.Services(ctx, wt.ID)
+		if err != nil {
+			return nil, fmt.Errorf("read the secrets to redact: %w", err)
+		}
+		for _, s := range svcs {
+			red.AddAddress(s.Address)
+			for _, v := range s.Values {
+				red.AddAddress(v)
+			}
+		}
+	}
+	return red, nil
 }

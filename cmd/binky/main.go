@@ -29,6 +29,7 @@ type cli struct {
 	Daemon   daemonCmd   `cmd:"" help:"Start, stop or inspect the daemon."`
 	Verify   verifyCmd   `cmd:"" help:"Run a world's [agents] verify commands and record the result."`
 	Reset    resetCmd    `cmd:"" help:"Put a world's slices back to the golden state."`
+	Golden   goldenCmd   `cmd:"" help:"List, rebuild or drop golden templates (golden list, golden drop NAME|--project P)."`
 	Trust    trustCmd    `cmd:"" help:"Install Binky's local CA into the system and browser trust stores (--uninstall removes it)."`
 	Adapters adaptersCmd `cmd:"" help:"List the adapters found on PATH and in $BINKY_HOME/adapters: name, aliases, tiers, clone, protocol, binary."`
 	Adapter  adapterCmd  `cmd:"" help:"Act on one adapter (adapter test NAME runs the conformance suite)."`

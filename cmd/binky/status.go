@@ -20,7 +20,7 @@ func (c *statusCmd) Run(g *globals) error {
 		return err
 	}
 	var res api.StatusResult
-	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{}, api.Handlers{}, &res); err != nil {
+	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: api.WorldRef{Env: callerEnv()}}, api.Handlers{}, &res); err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("status: %w", err)}
 	}
 	if res.Worlds == nil {
@@ -36,14 +36,18 @@ func (c *statusCmd) Run(g *globals) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	project := ""
-	for _, w := range res.Worlds {
-		if w.Project != project {
-			if project != "" {
+	project, repo := "", ""
+	for i, w := range res.Worlds {
+		if w.Project != project || w.Repo != repo {
+			if i > 0 {
 				fmt.Fprintln(tw)
 			}
-			project = w.Project
-			fmt.Fprintf(tw, "%s\n", w.Project)
+			project, repo = w.Project, w.Repo
+			if repo != "" {
+				fmt.Fprintf(tw, "%s\t(%s)\n", w.Project, repo)
+			} else {
+				fmt.Fprintf(tw, "%s\n", w.Project)
+			}
 		}
 		verify := ""
 		if v := w.Verify; v != nil {

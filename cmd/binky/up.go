@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/api"
-	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/tokens"
 )
 
 type upCmd struct {
@@ -22,7 +20,7 @@ func (c *upCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: callerEnv(wd)}
+	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: callerEnv()}
 	cl, err := g.client()
 	if err != nil {
 		return err
@@ -51,22 +49,9 @@ func (c *upCmd) Run(g *globals) error {
 	return nil
 }
 
-// callerEnv forwards the caller's values of exactly the ${env.NAME} names the
-// config in wd references, and nothing else.
-func callerEnv(wd string) map[string]string {
-	path, err := config.Find(wd)
-	if err != nil {
-		return nil
-	}
-	cfg, _, err := config.Load(path)
-	if err != nil || cfg == nil {
-		return nil
-	}
-	out := map[string]string{}
-	for _, n := range tokens.EnvNames(cfg) {
-		if v, ok := os.LookupEnv(n); ok {
-			out[n] = v
-		}
-	}
-	return out
+// callerEnv is this process's whole environment, which the daemon gives
+// the services, hooks and checks a verb starts, and resolves ${env.NAME}
+// from; it never uses its own.
+func callerEnv() map[string]string {
+	return api.EnvMap(os.Environ())
 }

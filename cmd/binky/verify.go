@@ -76,11 +76,10 @@ func (c *resetCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	wd, _ := os.Getwd()
 	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet}
 	start := time.Now()
 	var w api.World
-	args := api.ResetArgs{WorldRef: refFromArg(c.Worktree), Service: c.Service, Env: callerEnv(wd)}
+	args := api.ResetArgs{WorldRef: refFromArg(c.Worktree), Service: c.Service}
 	if err := cl.Call(g.ctx, api.OpReset, args, api.Handlers{Progress: pp.show}, &w); err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("reset: %w", err)}
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/binkyhq/binky/sdk"
-	"github.com/binkyhq/binky/sdk/client"
 )
 
 // ErrNotFound is wrapped by Find and Open when no binary and no alias has
@@ -52,7 +51,8 @@ type Info struct {
 }
 
 // List discovers every adapter binary: all of them, shadowed ones included,
-// sorted by name and then search order (the winner of a name first).
+// sorted by name and then search order (the winner of a name first). The
+// binaries not in the cache are described in parallel.
 func (h *Host) List(ctx context.Context) ([]Info, error) {
 	found, err := h.scan(ctx)
 	if err != nil {
@@ -82,31 +82,66 @@ func (h *Host) Find(ctx context.Context, name string) (*Info, error) {
 
 // Locate resolves name as Find does but also returns a binary whose
 // describe failed (Info.Error says why), for tools that diagnose it.
+//
+// It describes only what the answer depends on: the binary named
+// binky-adapter-<name>, when there is one (its cached failure is not
+// trusted: it is described again, as the caller needs it), and otherwise
+// the winner of every other name, in parallel, to find the alias. A cached
+// failure keeps a broken binary from being run again until it changes.
 func (h *Host) Locate(ctx context.Context, name string) (*Info, error) {
-	found, err := h.scan(ctx)
-	if err != nil {
-		return nil, err
+	cands := h.candidates()
+	var exact []candidate
+	for _, c := range cands {
+		if c.name == name {
+			exact = append(exact, c)
+		}
 	}
-	info := resolve(found, name)
-	if info == nil {
-		return nil, h.notFound(name, found)
+	if len(exact) > 0 {
+		set := h.startDescribes(ctx, exact[:1], true)
+		defer set.release()
+		info, err := set.wait(ctx, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range exact[1:] {
+			info.Shadowed = append(info.Shadowed, c.path)
+		}
+		return &info, nil
 	}
-	return info, nil
+
+	// Every winner is described (they run in parallel) before the first in
+	// search order that claims the alias is chosen: one that is slow to
+	// answer is then cached rather than cut short on every lookup.
+	winners := winnersOf(cands)
+	set := h.startDescribes(ctx, winners, false)
+	defer set.release()
+	found := make([]Info, len(winners))
+	for i := range winners {
+		info, err := set.wait(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		found[i] = info
+	}
+	for i := range found {
+		if found[i].Error == "" && slices.Contains(found[i].Aliases, name) {
+			return &found[i], nil
+		}
+	}
+	return nil, h.notFound(name, found)
 }
 
-// resolve applies the name rules to the scan result.
-func resolve(found []Info, name string) *Info {
-	for i := range found {
-		if found[i].Name == name && found[i].ShadowedBy == "" {
-			return &found[i]
+// winnersOf keeps the first candidate of each name, in search order.
+func winnersOf(cands []candidate) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if !seen[c.name] {
+			seen[c.name] = true
+			out = append(out, c)
 		}
 	}
-	for i := range found {
-		if found[i].ShadowedBy == "" && found[i].Error == "" && slices.Contains(found[i].Aliases, name) {
-			return &found[i]
-		}
-	}
-	return nil
+	return out
 }
 
 func (h *Host) notFound(name string, found []Info) error {
@@ -174,38 +209,18 @@ func (h *Host) candidates() []candidate {
 	return out
 }
 
-// scan finds every candidate, describes it (through the cache) and marks
+// scan describes every candidate (through the cache, in parallel) and marks
 // shadowing.
 func (h *Host) scan(ctx context.Context) ([]Info, error) {
 	cands := h.candidates()
-	h.cacheMu.Lock()
-	defer h.cacheMu.Unlock()
-	cache := h.loadCache()
-	fresh := newCache()
+	set := h.startDescribes(ctx, cands, false)
+	defer set.release()
 	var out []Info
 	winner := map[string]int{}
-	for _, c := range cands {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("discover adapters: %w", err)
-		}
-		info := Info{Name: c.name, Path: c.path, Tiers: []string{}}
-		key, keyErr := statKey(c.path)
-		var d *sdk.DescribeResponse
-		if keyErr == nil {
-			d = cache.lookup(key)
-		}
-		if d == nil {
-			var err error
-			d, err = h.describe(ctx, c.name, c.path)
-			if err != nil {
-				info.Error = err.Error()
-			}
-		}
-		if d != nil {
-			fill(&info, d)
-			if keyErr == nil {
-				fresh.store(key, d)
-			}
+	for i, c := range cands {
+		info, err := set.wait(ctx, i)
+		if err != nil {
+			return nil, err
 		}
 		if w, ok := winner[c.name]; ok {
 			info.ShadowedBy = out[w].Path
@@ -215,32 +230,7 @@ func (h *Host) scan(ctx context.Context) ([]Info, error) {
 		}
 		out = append(out, info)
 	}
-	if !fresh.equal(cache) {
-		if err := h.saveCache(fresh); err != nil {
-			h.log.Warn("could not write the adapter cache; adapters will be described again next time", "error", err)
-		}
-	}
 	return out, nil
-}
-
-// describe runs a one-shot describe and checks the answer is usable.
-func (h *Host) describe(ctx context.Context, name, path string) (*sdk.DescribeResponse, error) {
-	ctx, cancel := context.WithTimeout(ctx, h.describeTimeout)
-	defer cancel()
-	b := h.binary(path, name, func() string { return sdk.CallDescribe })
-	d, err := client.Describe(ctx, b, &sdk.DescribeRequest{Header: sdk.Header{Protocol: sdk.Protocol, Adapter: name}})
-	if err != nil {
-		return nil, fmt.Errorf("describe: %w", err)
-	}
-	switch {
-	case d.Protocol < 1:
-		return nil, fmt.Errorf("describe reply has no protocol version (want 1..%d)", sdk.Protocol)
-	case d.Protocol > sdk.Protocol:
-		return nil, fmt.Errorf("adapter speaks protocol %d; this binky knows protocol %d: upgrade binky", d.Protocol, sdk.Protocol)
-	case d.Name == "":
-		return nil, errors.New("describe reply has no name")
-	}
-	return d, nil
 }
 
 func fill(info *Info, d *sdk.DescribeResponse) {

@@ -37,6 +37,22 @@ type fakeAdapter struct {
 
 func (f *fakeAdapter) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
 	appendLine(filepath.Join(f.dir, "fake-"+f.mode+".describes"), "describe")
+	switch {
+	case strings.HasPrefix(f.mode, "hangdescribe"):
+		time.Sleep(time.Hour)
+	case strings.HasPrefix(f.mode, "meet"):
+		// Answers only once every meet-* adapter in its directory is being
+		// described at the same time (or gives up after a minute).
+		_ = os.WriteFile(filepath.Join(f.dir, f.mode+".here"), nil, 0o644)
+		for range 600 {
+			all, _ := filepath.Glob(filepath.Join(f.dir, Prefix+"fake-meet*"))
+			here, _ := filepath.Glob(filepath.Join(f.dir, "meet*.here"))
+			if len(here) >= len(all) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 	d := &sdk.DescribeResponse{Name: "fake", Version: f.mode, Clone: true, RPC: strings.HasSuffix(f.mode, "-rpc")}
 	if strings.HasPrefix(f.mode, "alias") {
 		d.Aliases = []string{"fakealias", "fake-ok"}

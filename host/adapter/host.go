@@ -48,7 +48,7 @@ type Options struct {
 	// DefaultTimeout is every call's deadline unless Open is given one.
 	// Zero: DefaultTimeout (60 s).
 	DefaultTimeout time.Duration
-	// DescribeTimeout bounds the describe run during discovery. Zero:
+	// DescribeTimeout bounds each describe run during discovery. Zero:
 	// DescribeTimeout (10 s).
 	DescribeTimeout time.Duration
 	// OneShot forces the one-shot tier. It is also forced when the
@@ -70,6 +70,10 @@ type Host struct {
 	oneShot         bool
 
 	cacheMu sync.Mutex // serialises reading and writing the cache file
+
+	mu       sync.Mutex
+	known    *describeCache          // describes (and failures) this process saw
+	inflight map[string]*describeRun // describes running now, by path
 }
 
 // New builds a Host. It touches nothing on disk until the first List, Find
@@ -84,6 +88,8 @@ func New(opts Options) *Host {
 		timeout:         opts.DefaultTimeout,
 		describeTimeout: opts.DescribeTimeout,
 		oneShot:         opts.OneShot || os.Getenv(OneShotEnv) == "1",
+		known:           newCache(),
+		inflight:        map[string]*describeRun{},
 	}
 	if h.pathEnv == "" {
 		h.pathEnv = os.Getenv("PATH")

@@ -16,6 +16,7 @@ const (
 	OpVerify = "verify"
 	OpReset  = "reset"
 	OpStop   = "stop"
+	OpGolden = "golden"
 )
 
 // Request is the first and only line a client sends.
@@ -72,18 +73,26 @@ const (
 )
 
 // WorldRef names one world: a worktree name or a branch, optionally with the
-// directory the caller stands in to tell projects apart.
+// directory the caller stands in to tell projects apart, and the caller's
+// environment.
 type WorldRef struct {
 	Name string `json:"name,omitempty"`
 	Dir  string `json:"dir,omitempty"`
+	// Env is the caller's whole environment (os.Environ as a map), for
+	// verbs that render tokens or call adapters: ${env.NAME} resolves from
+	// it first, and the commands a verb runs (migrate, seed, verify) start
+	// from it. The daemon's own environment is never used.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // UpArgs brings a world up.
 type UpArgs struct {
 	Dir    string `json:"dir"`              // where the caller stands (a repository or one of its worktrees)
 	Branch string `json:"branch,omitempty"` // empty: the worktree Dir is in
-	// Env holds the caller's values of the ${env.NAME} names the config
-	// references, and nothing else.
+	// Env is the caller's whole environment (os.Environ as a map): the base
+	// of the environment of every service, migrate, seed and health probe
+	// this up starts, and where ${env.NAME} resolves first. The daemon's own
+	// environment is never used.
 	Env map[string]string `json:"env,omitempty"`
 }
 
@@ -106,8 +115,7 @@ type EnvArgs struct {
 // ResetArgs puts a world's slice back to the golden state.
 type ResetArgs struct {
 	WorldRef
-	Service string            `json:"service,omitempty"`
-	Env     map[string]string `json:"env,omitempty"` // as UpArgs.Env
+	Service string `json:"service,omitempty"`
 }
 
 // VerifyArgs runs a world's verify commands.
@@ -120,12 +128,59 @@ type StatusArgs struct {
 	WorldRef
 }
 
+// Golden actions.
+const (
+	GoldenList    = "list"
+	GoldenRebuild = "rebuild"
+	GoldenDrop    = "drop"
+)
+
+// GoldenArgs lists, rebuilds or drops golden templates. Rebuild and drop
+// act on Template (its name, or its key's 8-digit short form) or on every
+// template of Project.
+type GoldenArgs struct {
+	Action   string `json:"action"`
+	Template string `json:"template,omitempty"`
+	Project  string `json:"project,omitempty"`
+	// Dir is where the caller stands: its binky.toml tells drop how to
+	// reach the template's server.
+	Dir string            `json:"dir,omitempty"`
+	Env map[string]string `json:"env,omitempty"` // as UpArgs.Env
+}
+
+// GoldenResult lists templates: all of them for list, the ones acted on
+// for rebuild and drop.
+type GoldenResult struct {
+	Templates []GoldenTemplate `json:"templates"`
+}
+
+// GoldenTemplate is one golden template.
+type GoldenTemplate struct {
+	Project   string `json:"project"`
+	Service   string `json:"service,omitempty"`
+	CloneFrom string `json:"clone_from"`
+	Adapter   string `json:"adapter"`
+	Server    string `json:"server,omitempty"`
+	Name      string `json:"name"`
+	// Key is the 8-digit short form of the key; "" for a template left by
+	// an older binky, whose key is unknown.
+	Key string `json:"key"`
+	// Size in bytes, -1 when the adapter's storage cannot tell.
+	Size     int64     `json:"size"`
+	Created  time.Time `json:"created"`
+	LastUsed time.Time `json:"last_used"`
+	// Worlds are the existing worlds cloned from it.
+	Worlds []string `json:"worlds,omitempty"`
+	Legacy bool     `json:"legacy,omitempty"`
+}
+
 // World describes one worktree's world.
 type World struct {
 	Project  string    `json:"project"`
 	Worktree string    `json:"worktree"`
 	Branch   string    `json:"branch"`
 	Path     string    `json:"path"`
+	Repo     string    `json:"repo,omitempty"` // the main worktree of the world's repository
 	State    string    `json:"state"`
 	Ports    [2]int    `json:"ports"`
 	Services []Service `json:"services"`

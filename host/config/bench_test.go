@@ -20,25 +20,26 @@ func BenchmarkParseReadme(b *testing.B) {
 	}
 }
 
-// pathological inputs near MaxSize must stay roughly linear.
+// pathological inputs as large as MaxSize, MaxEntries and MaxDepth allow
+// must stay roughly linear.
 func pathological() map[string]string {
 	var inline, lines, chain strings.Builder
 	inline.WriteString("[project]\nname = \"a\"\n[services.x]\ncmd = \"y\"\nenv = {")
-	for i := 0; inline.Len() < MaxSize-100; i++ {
+	for i := 0; i < MaxEntries-10; i++ {
 		fmt.Fprintf(&inline, "K%d = \"v\", ", i)
 	}
 	inline.WriteString("Z = \"z\"}\n")
 	lines.WriteString("[project]\nname = \"a\"\n[services.x]\nadapter = \"y\"\n[services.x.config]\n")
-	for i := 0; lines.Len() < MaxSize-100; i++ {
+	for i := 0; i < MaxEntries-10; i++ {
 		fmt.Fprintf(&lines, "k%d = \"postgres://a:b@c/${x.port}\"\n", i)
 	}
 	chain.WriteString("[project]\nname = \"a\"\n")
-	for i := 0; chain.Len() < MaxSize-100; i++ {
+	for i := 0; i < (MaxEntries-10)/5; i++ {
 		fmt.Fprintf(&chain, "[services.s%d]\ncmd = \"${s%d.port}\"\ndepends_on = [\"s%d\"]\n", i, i+1, i+1)
 	}
-	n := (MaxSize - 100) / 2
-	deep := "[project]\nname = \"a\"\n[services.x]\nadapter = \"y\"\nconfig = { v = " + strings.Repeat("[", n/2) + strings.Repeat("]", n/2) + " }\n"
-	deepStrings := "[project]\nname = \"a\"\n[services.x]\nadapter = \"y\"\nconfig = { v = " + strings.Repeat("[", n/4) + strings.Repeat(`"${env.A}",`, n/16) + strings.Repeat("]", n/4) + " }\n"
+	n := MaxDepth - 4 // services.x.config.v
+	deep := "[project]\nname = \"a\"\n[services.x]\nadapter = \"y\"\nconfig = { v = " + strings.Repeat("[", n) + strings.Repeat("]", n) + " }\n"
+	deepStrings := "[project]\nname = \"a\"\n[services.x]\nadapter = \"y\"\nconfig = { v = " + strings.Repeat("[", n) + strings.Repeat(`"${env.A}",`, MaxEntries-30) + strings.Repeat("]", n) + " }\n"
 	return map[string]string{"inline": inline.String(), "lines": lines.String(), "chain": chain.String(), "deep": deep, "deep-strings": deepStrings}
 }
 
@@ -55,9 +56,10 @@ func BenchmarkParsePathological(b *testing.B) {
 	}
 }
 
-// TestPathological: near-limit inputs shaped to hurt (one line with
-// 80,000 keys, 40,000 credentials, a 30,000-service depends_on chain,
-// arrays nested 250,000 deep, 30,000 tokens 130,000 deep) parse without error or panic.
+// TestPathological: inputs at the limits shaped to hurt (one line with
+// 10,000 keys, 10,000 credentials, a 2,000-service depends_on chain, arrays
+// nested to MaxDepth, 10,000 tokens at MaxDepth) parse without error or
+// panic. Deeper or bigger ones are refused (TestLimitsRefuseDeep).
 func TestPathological(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large inputs")

@@ -11,6 +11,9 @@ const (
 	DefaultStopTimeout    = 10 * time.Second
 	DefaultHealthTimeout  = 60 * time.Second
 	DefaultHealthInterval = 500 * time.Millisecond
+	// DefaultGoldenKeep is how many golden templates per clone_from a
+	// project keeps when [project] golden_keep is not set.
+	DefaultGoldenKeep = 3
 )
 
 // Restart policies.
@@ -41,6 +44,10 @@ type Project struct {
 	PortRange   [2]int
 	EnvFile     string
 	WorktreeDir string
+	// GoldenKeep is how many golden templates per clone_from to keep (the
+	// least recently used beyond it are dropped); DefaultGoldenKeep when
+	// unset, never below 1.
+	GoldenKeep int
 }
 
 // Service is one [services.<name>] table: a cmd service (a process binky
@@ -69,6 +76,10 @@ type Service struct {
 
 	// adapter services only.
 	AdminURL, Migrate, Seed, CloneFrom string
+	// Inputs are globs, relative to the worktree root, of the files migrate
+	// and seed read ("db/migrations/**"): their content joins the golden
+	// template's key, so each branch clones a template of its own schema.
+	Inputs []string
 	// Timeout bounds each adapter call; zero means the caller's default.
 	Timeout time.Duration
 	// Config is passed to the adapter verbatim.
@@ -89,6 +100,15 @@ type Agents struct {
 	Expose []string
 	// Verify lists commands binky verify runs in the worktree.
 	Verify []string
+}
+
+// Keep is how many golden templates per clone_from the project keeps:
+// GoldenKeep, or DefaultGoldenKeep when unset.
+func (p *Project) Keep() int {
+	if p.GoldenKeep < 1 {
+		return DefaultGoldenKeep
+	}
+	return p.GoldenKeep
 }
 
 // IsAdapter reports whether s is an adapter service.

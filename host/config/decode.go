@@ -11,10 +11,10 @@ import (
 // The schema: every key a binky.toml may hold, per table.
 var (
 	topKeys     = []string{"project", "services", "agents"}
-	projectKeys = []string{"name", "https", "port_range", "env_file", "worktree_dir"}
+	projectKeys = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep"}
 	commonKeys  = []string{"cmd", "adapter", "depends_on", "env"}
 	cmdKeys     = []string{"cwd", "env_file", "ports", "url", "health", "restart", "watch", "stop_signal", "stop_timeout"}
-	adapterKeys = []string{"admin_url", "migrate", "seed", "clone_from", "timeout", "config"}
+	adapterKeys = []string{"admin_url", "migrate", "seed", "clone_from", "inputs", "timeout", "config"}
 	healthKeys  = []string{"http", "tcp", "exec", "timeout", "interval"}
 	agentsKeys  = []string{"expose", "verify"}
 	serviceKeys = slices.Concat(commonKeys, cmdKeys, adapterKeys)
@@ -269,6 +269,8 @@ func (d *decoder) project(p *Project, m map[string]any) {
 			p.EnvFile, _ = d.nonEmpty(v, kp)
 		case "worktree_dir":
 			p.WorktreeDir, _ = d.nonEmpty(v, kp)
+		case "golden_keep":
+			d.goldenKeep(p, v, kp)
 		default:
 			d.unknown(path, k, projectKeys, "[project]")
 		}

@@ -118,6 +118,7 @@ func footguns(d *decoder, c *Config) {
 		if s.IsAdapter() {
 			sliceTarget(d, s, "migrate", s.Migrate)
 			sliceTarget(d, s, "seed", s.Seed)
+			goldenInputs(d, s)
 		}
 	}
 	for i, v := range c.Agents.Verify {
@@ -146,6 +147,17 @@ func credentials(d *decoder, s *Service, l located) {
 	case cred != "":
 		d.warnf(l.path, fix, "%s holds a literal credential (%s)", keyName(l.path), cred)
 	}
+}
+
+// goldenInputs warns when a golden template is built by migrate or seed
+// but keyed by nothing they read: every branch would clone the schema of
+// whichever branch built the template first.
+func goldenInputs(d *decoder, s *Service) {
+	if s.CloneFrom == "" || (s.Migrate == "" && s.Seed == "") || s.Inputs != nil {
+		return
+	}
+	d.warnf([]string{"services", s.Name, "clone_from"}, `list the files migrate and seed read, e.g. inputs = ["db/migrations/**", "db/seed.sql"], so each branch gets a template of its own schema`,
+		"services.%s clones a template that cannot follow the branch: it has migrate or seed but no inputs", s.Name)
 }
 
 // sliceTarget warns when a migrate or seed cannot know which slice to fill.

@@ -135,6 +135,7 @@ func dump(t *testing.T, c *Config) string {
 		StopSignal                         string   `json:",omitempty"`
 		StopTimeout                        string
 		AdminURL, Migrate, Seed, CloneFrom string         `json:",omitempty"`
+		Inputs                             []string       `json:",omitempty"`
 		Timeout                            string         `json:",omitempty"`
 		Config                             map[string]any `json:",omitempty"`
 	}
@@ -160,7 +161,7 @@ func dump(t *testing.T, c *Config) string {
 			Cmd: s.Cmd, Adapter: s.Adapter, DependsOn: s.DependsOn, Cwd: s.Cwd, Env: s.Env, EnvFile: s.EnvFile,
 			Ports: s.Ports, PortNames: s.PortNames(), URL: s.URL, Restart: s.Restart, Watch: s.Watch,
 			StopSignal: s.StopSignal, StopTimeout: dur(s.StopTimeout), AdminURL: s.AdminURL, Migrate: s.Migrate,
-			Seed: s.Seed, CloneFrom: s.CloneFrom, Timeout: dur(s.Timeout), Config: s.Config,
+			Seed: s.Seed, CloneFrom: s.CloneFrom, Inputs: s.Inputs, Timeout: dur(s.Timeout), Config: s.Config,
 		}
 		if h := s.Health; h != nil {
 			o.Health = &health{HTTP: h.HTTP, TCP: h.TCP, Exec: h.Exec, Timeout: dur(h.Timeout), Interval: dur(h.Interval)}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -55,14 +56,24 @@ func (e *LoadError) Diagnostic() Diagnostic {
 }
 
 // Load reads and parses the binky.toml at path. The error is a *LoadError,
-// non-nil only when the file cannot be read or is not TOML; every other
-// problem is a Diagnostic. The Config is usable when !ds.HasErrors().
+// non-nil only when the file cannot be read, is too large or too deeply
+// nested, or is not TOML; every other problem is a Diagnostic. The Config
+// is usable when !ds.HasErrors().
 func Load(path string) (*Config, Diagnostics, error) {
+	return LoadContext(context.Background(), path)
+}
+
+// LoadContext is Load that gives up when ctx ends, with a *LoadError
+// wrapping ctx's error.
+func LoadContext(ctx context.Context, path string) (*Config, Diagnostics, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, canceled(path, err)
+	}
 	data, err := readLimited(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return Parse(path, data)
+	return ParseContext(ctx, path, data)
 }
 
 func readLimited(path string) ([]byte, error) {
@@ -105,10 +116,55 @@ func cause(err error) string {
 
 // Parse decodes and validates data as the binky.toml called name (the name
 // is used in diagnostics). See Load for the results.
-func Parse(name string, data []byte) (cfg *Config, ds Diagnostics, err error) {
+func Parse(name string, data []byte) (*Config, Diagnostics, error) {
+	return ParseContext(context.Background(), name, data)
+}
+
+// ParseContext is Parse that gives up when ctx ends. Data over MaxSize,
+// nested deeper than MaxDepth or with more than MaxEntries keys and array
+// elements is refused
+// before it is decoded, so a decode costs at most tens of MB and well under
+// a second; when ctx ends first, ParseContext returns at once and that
+// bounded decode finishes in the background.
+func ParseContext(ctx context.Context, name string, data []byte) (*Config, Diagnostics, error) {
 	if len(data) > MaxSize {
 		return nil, nil, tooLarge(name)
 	}
+	src := string(data)
+	if le := checkLimits(name, stripBOM(src)); le != nil {
+		return nil, nil, le
+	}
+	if ctx.Done() == nil {
+		return parse(name, src)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, canceled(name, err)
+	}
+	type result struct {
+		cfg *Config
+		ds  Diagnostics
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		r.cfg, r.ds, r.err = parse(name, src)
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		return r.cfg, r.ds, r.err
+	case <-ctx.Done():
+		return nil, nil, canceled(name, ctx.Err())
+	}
+}
+
+func canceled(name string, err error) *LoadError {
+	return &LoadError{File: name, Msg: "stopped reading: " + err.Error(), Err: err}
+}
+
+// parse decodes and validates src, which is within the limits.
+func parse(name, src string) (cfg *Config, ds Diagnostics, err error) {
 	raw := map[string]any{}
 	func() {
 		defer func() {
@@ -116,7 +172,7 @@ func Parse(name string, data []byte) (cfg *Config, ds Diagnostics, err error) {
 				err = &LoadError{File: name, Msg: fmt.Sprintf("not valid TOML: decoder failed: %v", r)}
 			}
 		}()
-		_, derr := toml.Decode(string(data), &raw)
+		_, derr := toml.Decode(src, &raw)
 		if derr != nil {
 			err = tomlError(name, derr)
 		}
@@ -124,7 +180,7 @@ func Parse(name string, data []byte) (cfg *Config, ds Diagnostics, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d := &decoder{file: name, pos: indexPositions(stripBOM(string(data)))}
+	d := &decoder{file: name, pos: indexPositions(stripBOM(src))}
 	cfg = d.config(raw)
 	validate(d, cfg)
 	footguns(d, cfg)

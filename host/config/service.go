@@ -84,6 +84,8 @@ func (d *decoder) service(name string, m map[string]any) *Service {
 					d.errorf(kp, `it names the golden template, e.g. clone_from = "golden": lowercase letters, digits and _, at most 32`, "clone_from %s is not a valid template name", quote(cf))
 				}
 			}
+		case "inputs":
+			s.Inputs = d.inputs(v, kp)
 		case "timeout":
 			s.Timeout, _ = d.duration(v, kp)
 		case "config":
@@ -217,6 +219,40 @@ func (d *decoder) watch(v any, path []string) []string {
 		}
 	}
 	return list
+}
+
+// inputs decodes an adapter service's inputs: globs relative to the
+// worktree root whose files' content keys its golden template.
+func (d *decoder) inputs(v any, path []string) []string {
+	list, _ := d.strList(v, path)
+	if _, isList := v.([]any); isList && len(list) == 0 {
+		d.warnf(path, `list the files migrate and seed read, e.g. inputs = ["db/migrations/**"], or remove the key`, "inputs is empty: the golden template cannot follow the branch's migrations")
+	}
+	for i, g := range list {
+		ep := join(path, elem(i))
+		switch {
+		case strings.TrimSpace(g) == "":
+			d.errorf(ep, "give a glob or remove the entry", "inputs[%d] is empty", i)
+		case !doublestar.ValidatePattern(g):
+			d.errorf(ep, `write a glob such as "db/migrations/**"`, "inputs glob %s is not a valid pattern", quote(g))
+		case outsideWorktree(g):
+			d.errorf(ep, "inputs are read from the worktree being brought up: write the path relative to its root", "inputs glob %s points outside the worktree", quote(g))
+		}
+	}
+	return list
+}
+
+// goldenKeep decodes [project] golden_keep: an integer of at least 1.
+func (d *decoder) goldenKeep(p *Project, v any, path []string) {
+	n, ok := v.(int64)
+	switch {
+	case !ok:
+		d.errorf(path, "write golden_keep = 3 (how many templates per clone_from to keep)", "project.golden_keep must be an integer, not %s", typeName(v))
+	case n < 1 || n > 1000:
+		d.errorf(path, "keep at least 1 template (the one worlds clone), at most 1000", "project.golden_keep = %d is outside 1-1000", n)
+	default:
+		p.GoldenKeep = int(n)
+	}
 }
 
 func (d *decoder) stopSignal(v any, path []string) string {

@@ -49,6 +49,15 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("create BINKY_HOME %s: %w", home, err)
 	}
+	// One starter at a time; whoever waited finds the winner's daemon.
+	unlock, err := startLock(ctx, home)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if p, err := Ping(ctx, home); err == nil {
+		return p, nil
+	}
 	logPath := filepath.Join(home, LogName)
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -77,6 +86,9 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 		case err := <-exited:
 			if p, perr := Ping(ctx, home); perr == nil {
 				return p, nil // another caller's daemon won the race
+			}
+			if reason := startFailureReason(home, cmd.Process.Pid); reason != "" {
+				return nil, fmt.Errorf("daemon exited at start: %s", reason)
 			}
 			return nil, fmt.Errorf("daemon exited at start (%v); see %s", err, logPath)
 		case <-ctx.Done():

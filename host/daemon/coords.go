@@ -59,6 +59,9 @@ type world struct {
 	plan     map[string]map[string]int
 	slices   map[string]slice
 	env      map[string]string // resolved ${env.*} values
+	// caller is the environment of the caller whose verb this is (its
+	// whole os.Environ): the base of every process the verb starts.
+	caller   map[string]string
 	proxyURL func(host string) string
 	hostOf   func(svc string) string
 }
@@ -113,9 +116,18 @@ func (w *world) coords() map[string]string {
 	return c
 }
 
-// render renders s for service self.
+// render renders s for service self: for strings that are not shell (env
+// values, health URLs, admin_url), where a value is pasted in as it is.
 func (w *world) render(s, self string, coords map[string]string) string {
 	return tokens.Render(s, self, coords)
+}
+
+// renderCmd renders a command the platform shell runs (cmd, migrate, seed,
+// an exec health check): on POSIX systems each token becomes a quoted
+// reference to a variable in the returned Env, so a value is never
+// executed or word-split (tokens.RenderShell).
+func (w *world) renderCmd(s, self string, coords map[string]string) tokens.Shell {
+	return renderShellCmd(s, self, coords)
 }
 
 // exposed is the [agents] expose set: a resource yields its address, a url
@@ -133,9 +145,10 @@ func (w *world) exposed(coords map[string]string) (map[string]string, []string) 
 }
 
 // resolveEnv finds every ${env.NAME} the config references: the caller's
-// environment first, then the env files (project, then services'), then
-// the daemon's own environment. A name found nowhere is an error naming the
-// three places.
+// environment first (every verb forwards it whole), then the env files
+// (project, then services'). The daemon's own environment is never looked
+// at: it belongs to whichever shell first started the daemon, not to the
+// caller. A name found nowhere is an error naming both places.
 func resolveEnv(cfg *config.Config, root string, caller map[string]string) (map[string]string, error) {
 	names := tokens.EnvNames(cfg)
 	if len(names) == 0 {
@@ -159,14 +172,9 @@ func resolveEnv(cfg *config.Config, root string, caller map[string]string) (map[
 				break
 			}
 		}
-		if found {
-			continue
+		if !found {
+			missing = append(missing, n)
 		}
-		if v, ok := os.LookupEnv(n); ok {
-			out[n] = v
-			continue
-		}
-		missing = append(missing, n)
 	}
 	if len(missing) > 0 {
 		var where []string
@@ -177,7 +185,7 @@ func resolveEnv(cfg *config.Config, root string, caller map[string]string) (map[
 		if len(where) > 0 {
 			fileList = "env_file " + strings.Join(where, ", ")
 		}
-		return nil, errorf("invalid", "${env.%s} is not set: looked in your environment, %s, and the daemon's environment (export it, or add it to an env_file)",
+		return nil, errorf("invalid", "${env.%s} is not set: looked in your environment and %s (export it in the shell you run binky from, or add it to an env_file)",
 			strings.Join(missing, "}, ${env."), fileList)
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -57,20 +58,22 @@ type Daemon struct {
 
 	worlds  keyedLocks // project/worktree → serializes ops on one world
 	repos   keyedLocks // repository root → serializes git worktree changes
-	goldens keyedLocks // golden marker path → builds a template once
+	goldens keyedLocks // golden template name → builds a template once
 }
 
 // New builds a daemon; Run starts it.
 func New(opts Options) *Daemon {
+	red := redact.New()
 	log := opts.Logger
 	if log == nil {
-		log = hclog.New(&hclog.LoggerOptions{Name: "binkyd", Output: os.Stderr, Level: hclog.Info})
+		// daemon.log: every entry redacted as it is written.
+		log = hclog.New(&hclog.LoggerOptions{Name: "binkyd", Output: redactedOutput{red, os.Stderr}, Level: hclog.Info})
 	}
 	d := &Daemon{
 		opts:      opts,
 		home:      opts.Home,
 		log:       log,
-		redact:    redact.New(),
+		redact:    red,
 		routeKick: make(chan struct{}, 1),
 	}
 	d.handlers = map[string]handler{
@@ -83,6 +86,7 @@ func New(opts Options) *Daemon {
 		api.OpEnv:    d.opEnv,
 		api.OpVerify: d.opVerify,
 		api.OpReset:  d.opReset,
+		api.OpGolden: d.opGolden,
 	}
 	return d
 }
@@ -208,4 +212,17 @@ func (d *Daemon) opStop(ctx context.Context, _ json.RawMessage, _ *stream) (any,
 // logDir is where a world's service logs live.
 func (d *Daemon) logDir(project, worktree string) string {
 	return filepath.Join(d.home, "logs", project, worktree)
+}
+
+// redactedOutput redacts each write (hclog writes one entry per call).
+type redactedOutput struct {
+	r *redact.Redactor
+	w io.Writer
+}
+
+func (o redactedOutput) Write(p []byte) (int, error) {
+	if _, err := o.w.Write(o.r.Bytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

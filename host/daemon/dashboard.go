@@ -12,7 +12,7 @@ import (
 
 // dashboardHandler serves http://binky.localhost from the registry.
 func (d *Daemon) dashboardHandler() http.Handler {
-	return dashboard.New(dashSource{d}, dashboard.Options{Logger: d.log.Named("dashboard")})
+	return dashboard.New(dashSource{d}, dashboard.Options{Logger: d.log.Named("dashboard"), Redactor: d.redact})
 }
 
 // dashSource adapts the daemon's status to the dashboard's view.

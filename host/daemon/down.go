@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"syscall"
 	"time"
 
+	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
@@ -27,18 +32,26 @@ func (d *Daemon) opDown(ctx context.Context, raw json.RawMessage, s *stream) (an
 		return nil, err
 	}
 	defer unlock()
-	if err := d.stopWorld(ctx, s, rec); err != nil {
+	if err := d.stopWorld(ctx, s, rec, stateStopping, stateDown); err != nil {
 		return nil, err
 	}
 	rec.State = stateDown
 	return d.worldStatus(ctx, rec)
 }
 
-// stopWorld stops every cmd service of a world, returning once their
-// process groups are gone and their ports are free.
-func (d *Daemon) stopWorld(ctx context.Context, s *stream, rec *registry.Worktree) error {
+// stopWorld stops every process of a world: the services the supervisor
+// runs, then anything else carrying the world's marker (a service of an up
+// that failed before a daemon restart, a migrate left by a killed daemon,
+// a descendant that escaped into a session of its own). The world is
+// recorded in state during before anything is stopped and in state after
+// once nothing of it runs; a registry that cannot record either fails the
+// call, so an acknowledged stop is durable. It fails, naming the pids,
+// while any process of the world is alive.
+func (d *Daemon) stopWorld(ctx context.Context, s *stream, rec *registry.Worktree, during, after string) error {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, during); err != nil {
+		return fmt.Errorf("record that %s is %s (nothing was stopped): %w", rec.Name, during, err)
+	}
 	d.emit(events.Event{Event: events.DownStarted, Project: rec.Project, Worktree: rec.Name})
-	d.reg.SetWorktreeState(ctx, rec.ID, stateStopping)
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return err
@@ -52,36 +65,85 @@ func (d *Daemon) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 		err := d.sup.Stop(ctx, supKey(rec.Project, rec.Name, sv.Name))
 		switch {
 		case err == nil:
-			d.reg.SetServiceState(ctx, rec.ID, sv.Name, string(supervisor.StateStopped), nil, "")
 		case errors.Is(err, supervisor.ErrEscaped):
+			// Its escaped descendants carry the marker: ended below.
 			d.emit(events.Event{Event: events.ServiceEscaped, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Error: err.Error()})
-			s.progress("stop", sv.Name, err.Error())
 		default:
 			errs = append(errs, fmt.Errorf("stop %s: %w", sv.Name, err))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
-		return err
-	}
-	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil && lo > 0 {
-		deadline := time.Now().Add(5 * time.Second)
-		for held := d.ports.Check(ctx, lo, hi); len(held) > 0; held = d.ports.Check(ctx, lo, hi) {
-			if time.Now().After(deadline) {
-				s.progress("ports", "", fmt.Sprintf("still held after stop: %v", held))
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
+	marker := supervisor.WorldMarker(rec.Project, rec.Name)
+	if pids := supervisor.MarkedProcesses(marker); len(pids) > 0 {
+		s.progress("stop", "", fmt.Sprintf("ending %d more process(es) of the world: pid %s", len(pids), joinInts(pids)))
+		if left := supervisor.EndMarked(marker, syscall.SIGTERM, 10*time.Second); len(left) > 0 {
+			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
 		}
 	}
-	d.reg.SetWorktreeState(ctx, rec.ID, stateDown)
+	for _, sv := range svcs {
+		if sv.Kind != registry.KindCmd {
+			continue
+		}
+		if err := d.reg.SetServiceState(ctx, rec.ID, sv.Name, string(supervisor.StateStopped), nil, ""); err != nil {
+			errs = append(errs, fmt.Errorf("record that %s stopped: %w", sv.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+		return errorf(api.CodeFailed, "stop %s: %v", rec.Name, err)
+	}
+	d.reportHeldPorts(ctx, s, rec, 5*time.Second)
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, after); err != nil {
+		err = fmt.Errorf("its processes are stopped, but the registry could not record it (run the command again): %w", err)
+		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+		return errorf(api.CodeFailed, "stop %s: %v", rec.Name, err)
+	}
+	rec.State = after
 	d.refreshRoutes(ctx)
 	d.emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
 	return nil
 }
 
+// reportHeldPorts waits up to wait for the world's ports to be free once its
+// processes are gone, and reports (ports_held, and a progress line naming
+// the holders) those something else still holds.
+func (d *Daemon) reportHeldPorts(ctx context.Context, s *stream, rec *registry.Worktree, wait time.Duration) {
+	lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name)
+	if err != nil || lo == 0 {
+		return
+	}
+	deadline := time.Now().Add(wait)
+	held := d.ports.Check(ctx, lo, hi)
+	for len(held) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		held = d.ports.Check(ctx, lo, hi)
+	}
+	if len(held) == 0 {
+		return
+	}
+	who := heldBy(held)
+	d.emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: held, Detail: who})
+	s.progress("ports", "", "still held by another program: "+who)
+}
+
+// heldBy names the holder of each port: "20001 by pid 42 (python3 …)".
+func heldBy(held []int) string {
+	parts := make([]string, 0, len(held))
+	for _, p := range held {
+		if o := ports.Owner(p); o != "" {
+			parts = append(parts, fmt.Sprintf("%d by %s", p, o))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d (holder not visible)", p))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // opRemove destroys a world: processes, slices, ports, logs and the git
-// worktree. It refuses a worktree with uncommitted changes unless forced.
+// worktree. It first checks everything that could refuse — uncommitted
+// changes or a lock on the worktree, the config, ${env.*} and adapters its
+// slices need — so a refusal changes nothing. It then records the intent
+// (state removing) before it destroys anything; a remove cut short (a
+// killed daemon, a full disk) is finished by running it again.
 func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
 	var a api.RemoveArgs
 	if err := decode(raw, &a); err != nil {
@@ -93,29 +155,36 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	}
 	defer unlock()
 
+	// 1. everything that could refuse, before anything changes.
 	isMain := rec.Path == rec.Repo
 	var repo *worktree.Repo
 	if _, statErr := os.Stat(rec.Path); statErr == nil {
 		if repo, err = worktree.Open(ctx, rec.Path); err != nil {
 			return nil, errorf(api.CodeInvalid, "%v", err)
 		}
-		if !a.Force && !isMain {
-			changes, err := repo.Dirty(ctx, rec.Path)
-			if err != nil {
-				return nil, err
-			}
-			if len(changes) > 0 {
-				return nil, errorf(api.CodeConflict, "worktree %s has uncommitted changes; commit or stash them, or pass --force to lose them:\n  %s", rec.Path, joinLines(changes, 20))
+		if !isMain {
+			if err := repo.CheckRemove(ctx, rec.Path, a.Force); err != nil {
+				var de *worktree.DirtyError
+				if errors.As(err, &de) {
+					return nil, errorf(api.CodeConflict, "worktree %s has uncommitted changes; commit or stash them, or pass --force to lose them:\n  %s", rec.Path, joinLines(de.Changes, 20))
+				}
+				return nil, errorf(api.CodeConflict, "%v (nothing was removed)", err)
 			}
 		}
 	}
+	plan, err := d.planDestroy(ctx, rec, a.Env)
+	if err != nil {
+		return nil, err
+	}
+	defer plan.close()
+
+	// 2. the intent, then the processes.
 	out := worldSummary(rec)
-	if err := d.stopWorld(ctx, s, rec); err != nil {
+	if err := d.stopWorld(ctx, s, rec, stateRemoving, stateRemoving); err != nil {
 		return nil, err
 	}
-	if err := d.destroySlices(ctx, s, rec); err != nil {
-		return nil, err
-	}
+	// 3. the worktree before the slices: a worktree that will not go keeps
+	// its data too.
 	if repo != nil && !isMain {
 		s.progress("worktree", "", "remove "+rec.Path)
 		m := d.repoLock(repo.Root)
@@ -123,8 +192,12 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 		err := repo.Remove(ctx, rec.Path, a.Force)
 		m.Unlock()
 		if err != nil {
-			return nil, errorf(api.CodeConflict, "%v", err)
+			return nil, errorf(api.CodeConflict, "%v (its processes are stopped and its slices kept; run remove again)", err)
 		}
+	}
+	// 4. the slices, each forgotten once destroyed.
+	if err := d.destroySlices(ctx, s, rec, plan); err != nil {
+		return nil, err
 	}
 	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil && lo > 0 {
 		if _, _, err := d.ports.Release(ctx, rec.Project, rec.Name); err != nil {
@@ -141,56 +214,110 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	return out, nil
 }
 
-// destroySlices asks each adapter service's adapter to drop the world's
-// slice.
-func (d *Daemon) destroySlices(ctx context.Context, s *stream, rec *registry.Worktree) error {
+// destroyPlan is what remove needs to drop a world's slices, gathered before
+// anything is destroyed.
+type destroyPlan struct {
+	items []destroyItem
+}
+
+type destroyItem struct {
+	service, adapter string
+	conn             *adapter.Conn
+	target           sdk.Target
+}
+
+func (p *destroyPlan) close() {
+	for _, it := range p.items {
+		it.conn.Close()
+	}
+}
+
+// planDestroy resolves, for each slice the registry records, its adapter,
+// its target (admin_url rendered with the caller's ${env.*}) and an open
+// adapter connection. Any error here is a refusal: nothing changed yet.
+func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, callerEnv map[string]string) (*destroyPlan, error) {
+	plan := &destroyPlan{}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	hasSlice := false
+	var slices []*registry.Service
 	for _, sv := range svcs {
-		hasSlice = hasSlice || sv.Kind == registry.KindAdapter
+		if sv.Kind == registry.KindAdapter {
+			slices = append(slices, sv)
+		}
 	}
-	if !hasSlice {
-		return nil
+	if len(slices) == 0 {
+		return plan, nil
 	}
 	cfg, err := d.worldConfig(rec)
 	if err != nil {
-		return fmt.Errorf("read the world's config to find its adapters: %w", err)
+		return nil, errorf(api.CodeInvalid, "read the world's config to find its adapters (nothing was removed): %v", err)
 	}
-	envVals, err := resolveEnv(cfg, rec.Path, nil)
+	envVals, err := resolveEnv(cfg, rec.Path, callerEnv)
 	if err != nil {
-		return err
+		return nil, errorf(api.CodeInvalid, "%v (nothing was removed)", err)
 	}
 	for _, v := range envVals {
 		d.redact.Add(v)
 	}
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
 	coords := w.coords()
-	for _, sv := range svcs {
+	for _, sv := range slices {
 		svc, ok := cfg.Services[sv.Name]
-		if sv.Kind != registry.KindAdapter || !ok || !svc.IsAdapter() {
-			continue
+		if !ok || !svc.IsAdapter() {
+			if sv.Adapter == "" {
+				plan.close()
+				return nil, errorf(api.CodeInvalid, "service %s of %s has a slice but binky.toml no longer says which adapter made it; restore the service in binky.toml, or drop the slice by hand (nothing was removed)", sv.Name, rec.Name)
+			}
+			svc = &config.Service{Name: sv.Name, Adapter: sv.Adapter}
 		}
-		name := sliceName(cfg, rec.Name, svc)
-		s.progress("destroy", sv.Name, name)
-		conn, err := d.openAdapter(ctx, svc)
+		adapterName := svc.Adapter
+		if sv.Adapter != "" {
+			adapterName = sv.Adapter
+		}
+		name := sv.Slice
+		if name == "" {
+			name = d.sliceName(ctx, cfg, rec.Name, svc)
+		}
+		s2 := *svc
+		s2.Adapter = adapterName
+		conn, err := d.openAdapter(ctx, &s2)
 		if err != nil {
-			return err
+			plan.close()
+			return nil, errorf(api.CodeInvalid, "%v (nothing was removed)", err)
 		}
-		_, err = conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, name, coords)})
-		conn.Close()
-		if err != nil {
-			return errorf(api.CodeFailed, "destroy %s slice %q of %s: %v", svc.Adapter, name, sv.Name, err)
+		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, conn: conn, target: d.target(w, &s2, name, coords)})
+	}
+	return plan, nil
+}
+
+// destroySlices drops each planned slice and forgets it, so a remove cut
+// short and run again destroys only what is left.
+func (d *Daemon) destroySlices(ctx context.Context, s *stream, rec *registry.Worktree, plan *destroyPlan) error {
+	for _, it := range plan.items {
+		s.progress("destroy", it.service, it.target.Slice)
+		if _, err := it.conn.Destroy(ctx, &sdk.DestroyRequest{Target: it.target}); err != nil {
+			return errorf(api.CodeFailed, "destroy %s slice %q of %s: %v (run remove again to finish)", it.adapter, it.target.Slice, it.service, err)
 		}
-		d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Adapter: svc.Adapter})
+		if err := d.reg.DeleteService(ctx, rec.ID, it.service); err != nil {
+			return fmt.Errorf("forget the destroyed slice of %s: %w", it.service, err)
+		}
+		d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter})
 	}
 	return nil
 }
 
 func worldSummary(rec *registry.Worktree) *api.World {
-	return &api.World{Project: rec.Project, Worktree: rec.Name, Branch: rec.Branch, Path: rec.Path, State: rec.State}
+	return &api.World{Project: rec.Project, Worktree: rec.Name, Branch: rec.Branch, Path: rec.Path, Repo: rec.Repo, State: rec.State}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
 }
 
 func joinLines(lines []string, n int) string {
@@ -199,12 +326,5 @@ func joinLines(lines []string, n int) string {
 		more = fmt.Sprintf("\n  … and %d more", len(lines)-n)
 		lines = lines[:n]
 	}
-	out := ""
-	for i, l := range lines {
-		if i > 0 {
-			out += "\n  "
-		}
-		out += l
-	}
-	return out + more
+	return strings.Join(lines, "\n  ") + more
 }

@@ -30,18 +30,36 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 			}
 		}
 	}
+	// A world belongs to one repository: standing in a repository of
+	// project P, a world of P recorded for another repository (a second
+	// clone with the same [project] name) is not the caller's.
+	if root, p := repoOf(ctx, ref.Dir); p != "" {
+		var mine []*registry.Worktree
+		var other *registry.Worktree
+		for _, w := range found {
+			if w.Project == p && w.Repo != "" && !samePath(w.Repo, root) {
+				other = w
+				continue
+			}
+			mine = append(mine, w)
+		}
+		if len(mine) == 0 && other != nil {
+			return nil, errorf(api.CodeConflict, "world %s of project %q belongs to the repository at %s, not to %s, which claims the same project name; run the command in %s, or give this repository its own [project] name", other.Name, p, other.Repo, root, other.Repo)
+		}
+		found = mine
+		if len(found) > 1 {
+			for _, w := range found {
+				if w.Project == p {
+					return w, nil
+				}
+			}
+		}
+	}
 	switch len(found) {
 	case 0:
 		return nil, errorf(api.CodeNotFound, "no world named %q (binky status lists them; binky up %s creates it)", ref.Name, ref.Name)
 	case 1:
 		return found[0], nil
-	}
-	if p := projectOf(ctx, ref.Dir); p != "" {
-		for _, w := range found {
-			if w.Project == p {
-				return w, nil
-			}
-		}
 	}
 	var projects []string
 	for _, w := range found {
@@ -71,20 +89,21 @@ func (d *Daemon) lockWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 	return fresh, m.Unlock, nil
 }
 
-// projectOf is the project name of the repository dir is in, or "".
-func projectOf(ctx context.Context, dir string) string {
+// repoOf is the main worktree and project name of the repository dir is
+// in, or "", "".
+func repoOf(ctx context.Context, dir string) (root, project string) {
 	if dir == "" {
-		return ""
+		return "", ""
 	}
 	repo, err := worktree.Open(ctx, dir)
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	cfg, _, err := config.Load(filepath.Join(repo.Root, "binky.toml"))
+	cfg, _, err := config.LoadContext(ctx, filepath.Join(repo.Root, "binky.toml"))
 	if err != nil || cfg == nil {
-		return ""
+		return "", ""
 	}
-	return cfg.Project.Name
+	return repo.Root, cfg.Project.Name
 }
 
 // worldConfig loads the config a recorded world was brought up with.

@@ -2,13 +2,10 @@ package daemon
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
-	"net/url"
-	"os"
+	"io/fs"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,58 +13,78 @@ import (
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/golden"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/sdk"
-	"github.com/binkyhq/binky/sdk/names"
 )
 
-// goldenMarker is the file whose content says which migrate+seed built the
-// template: golden/<adapter>/<project>_golden_<clone_from>.
-func (d *Daemon) goldenMarker(svc *config.Service, golden string) string {
-	return filepath.Join(d.home, "golden", svc.Adapter, golden)
-}
+// The daemon's side of golden templates: host/golden decides keys, names
+// and what to evict; here they meet the adapters. Every change to one
+// template (build, clone, record update, drop) happens under that
+// template's lock in d.goldens, keyed by its slice name: exactly one daemon
+// serves a BINKY_HOME, so this is the build-once lock.
 
-// goldenHash covers the migrate and seed commands and the adapter and
-// server identity (the admin URL without its credentials), so changing any
-// of them rebuilds the template.
-func goldenHash(svc *config.Service, adminURL string) string {
-	h := sha256.New()
-	for _, s := range []string{svc.Migrate, svc.Seed, svc.Adapter, serverIdentity(adminURL)} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+func (d *Daemon) goldenStore() *golden.Store { return golden.NewStore(d.home) }
+
+// goldenLock takes the lock of the template named tmpl, saying so when
+// another up holds it.
+func (d *Daemon) goldenLock(s *stream, svc, tmpl string) *sync.Mutex {
+	m := d.goldens.get(tmpl)
+	if !m.TryLock() {
+		if s != nil {
+			s.progress("golden", svc, "waiting: another operation is using template "+tmpl)
+		}
+		m.Lock()
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return m
 }
 
-// serverIdentity is an admin URL reduced to scheme, host and port.
-func serverIdentity(admin string) string {
-	u, err := url.Parse(admin)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
-}
-
-// goldenLock serializes template builds per marker inside this daemon; one
-// daemon serves a BINKY_HOME, so this is the build-once lock.
-func (d *Daemon) goldenLock(marker string) *sync.Mutex {
-	return d.goldens.get(marker)
-}
-
-// sliceFromGolden builds the template once (or again when its hash changed),
-// then clones it for the worktree. A failed or unsupported clone falls back
-// to provision+migrate+seed, logging clone_fallback with the cause.
+// sliceFromGolden clones the world's slice from the template that matches
+// its key (migrate, seed, adapter, server and the content of its inputs in
+// this worktree), building that template first when it is missing. A
+// failed or unsupported clone falls back to provision+migrate+seed,
+// logging clone_fallback with the cause; an adapter that says it cannot
+// clone goes straight there.
 func (d *Daemon) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, name string) (slice, error) {
-	golden := names.Golden(w.project, svc.CloneFrom)
+	if !conn.Info().Clone {
+		s.progress("golden", svc.Name, svc.Adapter+" cannot clone; building the slice directly")
+		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
+	}
 	coords := w.coords()
-	gt := d.target(w, svc, golden, coords)
-	if err := d.ensureGolden(ctx, s, w, rec, svc, conn, gt); err != nil {
+	admin := d.target(w, svc, name, coords).AdminURL
+	key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs}, rec.Path)
+	if err != nil {
+		return slice{}, errorf(api.CodeInvalid, "key the golden template of %s in %s: %v", svc.Name, rec.Path, err)
+	}
+	tmpl := golden.Name(w.project, svc.CloneFrom, key.Sum)
+	gt := d.target(w, svc, tmpl, coords)
+	t := d.target(w, svc, name, coords)
+	store := d.goldenStore()
+
+	m := d.goldenLock(s, svc.Name, tmpl)
+	built, err := d.ensureGolden(ctx, s, w, rec, svc, conn, store, gt, key)
+	if err != nil {
+		m.Unlock()
 		return slice{}, err
 	}
-	t := d.target(w, svc, name, coords)
-	s.progress("clone", svc.Name, golden+" → "+name)
+	s.progress("clone", svc.Name, tmpl+" → "+name)
 	start := time.Now()
-	res, err := conn.Clone(ctx, &sdk.CloneRequest{Target: t, Source: golden})
+	res, err := conn.Clone(ctx, &sdk.CloneRequest{Target: t, Source: tmpl})
+	if err == nil {
+		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
+			r.Used(rec.Name, time.Now())
+			if perr := store.Put(r); perr != nil {
+				d.log.Warn("record template use", "template", tmpl, "error", perr)
+			}
+		}
+	} else if sdk.CodeOf(err) != sdk.CodeUnsupported {
+		// The template could not be cloned (it may have vanished behind
+		// binky's back): forget it, so the next up builds it again.
+		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
+			store.Delete(r)
+		}
+	}
+	m.Unlock()
 	if err != nil {
 		cause := err.Error()
 		if sdk.CodeOf(err) == sdk.CodeUnsupported {
@@ -80,53 +97,79 @@ func (d *Daemon) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
 	d.emit(events.Event{Event: events.SliceCloned, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Method: res.Method, DurationMS: time.Since(start).Milliseconds()})
+	if built {
+		d.evictGoldens(ctx, s, w, svc, conn, golden.Group{Project: w.project, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter, Server: golden.Server(gt.AdminURL)}, tmpl)
+	}
 	return d.resolveSlice(ctx, conn, svc, t)
 }
 
-// ensureGolden builds the template when its marker is missing or stale.
-func (d *Daemon) ensureGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, gt sdk.Target) error {
-	marker := d.goldenMarker(svc, gt.Slice)
-	want := goldenHash(svc, gt.AdminURL)
-	m := d.goldenLock(marker)
-	if !m.TryLock() {
-		s.progress("golden", svc.Name, "waiting: another up is building template "+gt.Slice)
-		m.Lock()
+// ensureGolden builds the template gt when no record says it was built for
+// key. It reports whether it built one. The caller holds its lock.
+func (d *Daemon) ensureGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
+	r, err := store.Get(svc.Adapter, gt.Slice)
+	if err == nil && r.Key == key.Sum {
+		return false, nil
 	}
-	defer m.Unlock()
-	if b, err := os.ReadFile(marker); err == nil && strings.TrimSpace(string(b)) == want {
-		return nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.log.Warn("unreadable template record; rebuilding the template", "template", gt.Slice, "error", err)
 	}
 	start := time.Now()
-	s.progress("golden", svc.Name, "building template "+gt.Slice)
-	os.Remove(marker)
+	s.progress("golden", svc.Name, fmt.Sprintf("building template %s (key %s)", gt.Slice, key.Short()))
+	// Whatever holds the name now (a half-built template of a failed
+	// build) is not this key's template.
 	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: gt}); err != nil {
-		return errorf(api.CodeFailed, "drop stale template %q for %s: %v", gt.Slice, svc.Name, err)
+		return false, errorf(api.CodeFailed, "drop stale template %q for %s: %v", gt.Slice, svc.Name, err)
 	}
 	if _, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: gt}); err != nil {
-		return errorf(api.CodeFailed, "provision template %q for %s: %v", gt.Slice, svc.Name, err)
+		return false, errorf(api.CodeFailed, "provision template %q for %s: %v", gt.Slice, svc.Name, err)
 	}
 	sl, err := d.resolveSlice(ctx, conn, svc, gt)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := d.migrateAndSeed(ctx, s, w, rec, svc, sl); err != nil {
-		return fmt.Errorf("build template %q: %w", gt.Slice, err)
+		return false, fmt.Errorf("build template %q: %w", gt.Slice, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
-		return err
+	now := time.Now()
+	nr := &golden.Record{
+		Project: w.project, Service: svc.Name, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter,
+		Server: golden.Server(gt.AdminURL), Slice: gt.Slice, Key: key.Sum, Created: now, LastUsed: now, Path: rec.Path,
 	}
-	if err := writeFileAtomic(marker, []byte(want+"\n")); err != nil {
-		return fmt.Errorf("write template marker: %w", err)
+	if err := store.Put(nr); err != nil {
+		return false, fmt.Errorf("record template %q: %w", gt.Slice, err)
 	}
 	d.emit(events.Event{Event: events.GoldenBuilt, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()})
 	s.progress("golden", svc.Name, fmt.Sprintf("template %s built in %.1fs", gt.Slice, time.Since(start).Seconds()))
-	return nil
+	return true, nil
 }
 
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
+// evictGoldens drops the templates of g beyond the project's golden_keep,
+// least recently used first, keeping keepSlice. A template that cannot be
+// dropped is logged and stays listed; the world being brought up does not
+// depend on it.
+func (d *Daemon) evictGoldens(ctx context.Context, s *stream, w *world, svc *config.Service, conn *adapter.Conn, g golden.Group, keepSlice string) {
+	store := d.goldenStore()
+	recs, err := store.List()
+	if err != nil {
+		d.log.Warn("list templates", "error", err)
 	}
-	return os.Rename(tmp, path)
+	coords := w.coords()
+	for _, r := range golden.Evict(recs, g, w.cfg.Project.Keep(), keepSlice) {
+		m := d.goldenLock(s, svc.Name, r.Slice)
+		s.progress("golden", svc.Name, fmt.Sprintf("dropping template %s (least recently used beyond golden_keep = %d)", r.Slice, w.cfg.Project.Keep()))
+		_, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, r.Slice, coords)})
+		if err == nil {
+			err = store.Delete(r)
+		}
+		m.Unlock()
+		if err != nil {
+			d.log.Warn("drop template", "template", r.Slice, "error", err)
+			s.progress("golden", svc.Name, fmt.Sprintf("could not drop template %s: %v (binky golden drop %s retries)", r.Slice, err, r.Slice))
+		}
+	}
+}
+
+// goldenDataDir is where file adapters keep the slices of adapter.
+func (d *Daemon) goldenDataDir(adapterName string) string {
+	return filepath.Join(d.home, "data", adapterName)
 }

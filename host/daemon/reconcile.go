@@ -20,9 +20,11 @@ func specJSON(s supervisor.Spec) string {
 }
 
 // reconcile re-adopts, at daemon start, every process the registry says a
-// previous daemon started: still running with the same start time → adopted;
-// pid now someone else's → lost, never signalled; died meanwhile → reported
-// and its restart policy applied once.
+// previous daemon started, whatever its world's state: still running with
+// the same start time → adopted; pid now someone else's → lost, never
+// signalled; died meanwhile → reported, and its restart policy applied once
+// only when its world is up. A world caught mid-up by the previous daemon's
+// death is marked failed: its up was never acknowledged.
 func (d *Daemon) reconcile(ctx context.Context) {
 	recs, err := d.reg.Worktrees(ctx)
 	if err != nil {
@@ -34,14 +36,20 @@ func (d *Daemon) reconcile(ctx context.Context) {
 		for _, v := range rec.Secrets {
 			d.redact.Add(v)
 		}
-		if rec.State != stateUp && rec.State != stateStarting {
-			continue
+		if rec.State == stateStarting {
+			if err := d.reg.SetWorktreeState(ctx, rec.ID, stateFailed); err == nil {
+				rec.State = stateFailed
+				d.emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
+			}
 		}
 		svcs, err := d.reg.Services(ctx, rec.ID)
 		if err != nil {
 			continue
 		}
 		for _, sv := range svcs {
+			if sv.Kind == registry.KindAdapter {
+				d.redactSlice(slice{Address: sv.Address, Values: sv.Values})
+			}
 			if sv.Kind != registry.KindCmd || sv.PID <= 0 || sv.Spec == "" {
 				continue
 			}
@@ -53,6 +61,7 @@ func (d *Daemon) reconcile(ctx context.Context) {
 			adopt = append(adopt, supervisor.Record{
 				Key: supKey(rec.Project, rec.Name, sv.Name), Spec: spec,
 				Pid: sv.PID, Pgid: sv.PGID, StartTime: sv.StartTime,
+				NoRestart: rec.State != stateUp,
 			})
 		}
 	}

@@ -3,9 +3,12 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/sdk"
 )
 
@@ -36,14 +39,18 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 	}
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, env: envVals, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, env: envVals, caller: a.Env, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, err
 	}
+	recorded := map[string]string{}
 	for _, sv := range svcs {
 		if sv.Address != "" {
 			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
+		}
+		if sv.Kind == registry.KindAdapter && sv.Slice != "" && (sv.Adapter == "" || sv.Adapter == cfgAdapter(cfg, sv.Name)) {
+			recorded[sv.Name] = sv.Slice
 		}
 	}
 	done := 0
@@ -53,10 +60,20 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			if !svc.IsAdapter() || (a.Service != "" && a.Service != name) {
 				continue
 			}
-			slName := sliceName(cfg, rec.Name, svc)
+			slName := recorded[name]
+			if slName == "" {
+				slName = d.sliceName(ctx, cfg, rec.Name, svc)
+			}
 			conn, err := d.openAdapter(ctx, svc)
 			if err != nil {
 				return nil, err
+			}
+			if err := d.reg.UpsertService(ctx, &registry.Service{
+				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: registry.ServiceProvisioning,
+				Slice: slName, Adapter: svc.Adapter,
+			}); err != nil {
+				conn.Close()
+				return nil, fmt.Errorf("record the reset of %s before dropping its slice (nothing was dropped): %w", name, err)
 			}
 			s.progress("reset", name, slName)
 			if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, slName, w.coords())}); err != nil {
@@ -74,6 +91,12 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			if err != nil {
 				return nil, err
 			}
+			if err := d.reg.UpsertService(ctx, &registry.Service{
+				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: registry.ServiceProvisioned,
+				Address: sl.Address, Values: sl.Values, Slice: slName, Adapter: svc.Adapter,
+			}); err != nil {
+				return nil, fmt.Errorf("record the reset slice of %s: %w", name, err)
+			}
 			w.slices[name] = sl
 			done++
 		}
@@ -85,4 +108,12 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 		return nil, errorf(api.CodeInvalid, "%s has no adapter services to reset", rec.Name)
 	}
 	return d.worldStatus(ctx, rec)
+}
+
+// cfgAdapter is the adapter binky.toml names for service name, or "".
+func cfgAdapter(cfg *config.Config, name string) string {
+	if svc, ok := cfg.Services[name]; ok {
+		return svc.Adapter
+	}
+	return ""
 }

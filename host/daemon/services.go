@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
@@ -15,6 +15,7 @@ import (
 	"github.com/binkyhq/binky/host/health"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/tokens"
 )
 
 func supKey(project, worktree, service string) supervisor.Key {
@@ -66,11 +67,12 @@ func (d *Daemon) serviceSpec(w *world, rec *registry.Worktree, svc *config.Servi
 	if err != nil {
 		return supervisor.Spec{}, err
 	}
+	run := w.renderCmd(svc.Cmd, svc.Name, coords)
 	spec := supervisor.Spec{
 		Key:         supKey(rec.Project, rec.Name, svc.Name),
-		Command:     w.render(svc.Cmd, svc.Name, coords),
+		Command:     run.Command,
 		Dir:         dir,
-		Env:         env,
+		Env:         withVars(env, run.Env),
 		LogPath:     filepath.Join(d.logDir(rec.Project, rec.Name), svc.Name+".log"),
 		Restart:     supervisor.Restart(svc.Restart),
 		StopSignal:  svc.StopSignal,
@@ -79,12 +81,13 @@ func (d *Daemon) serviceSpec(w *world, rec *registry.Worktree, svc *config.Servi
 		Watch:       svc.Watch,
 	}
 	if h := svc.Health; h != nil {
+		probe := w.renderCmd(h.Exec, svc.Name, coords)
 		spec.Health = &health.Probe{
 			HTTP:     w.render(h.HTTP, svc.Name, coords),
 			TCP:      w.render(h.TCP, svc.Name, coords),
-			Exec:     w.render(h.Exec, svc.Name, coords),
+			Exec:     probe.Command,
 			Dir:      dir,
-			Env:      env,
+			Env:      withVars(env, probe.Env),
 			Timeout:  h.Timeout,
 			Interval: h.Interval,
 		}
@@ -92,10 +95,36 @@ func (d *Daemon) serviceSpec(w *world, rec *registry.Worktree, svc *config.Servi
 	return spec, nil
 }
 
-// serviceEnv is a process's environment: the daemon's, then the service's
-// env_file, then its env with tokens rendered, then PORT and BINKY_*.
+// hookCommand renders a migrate or seed command of an adapter service and
+// the environment it runs with (serviceEnv plus the variables carrying its
+// tokens).
+func (d *Daemon) hookCommand(w *world, rec *registry.Worktree, svc *config.Service, command string, coords map[string]string) (string, []string, error) {
+	env, err := d.serviceEnv(w, rec, svc, coords)
+	if err != nil {
+		return "", nil, err
+	}
+	run := w.renderCmd(command, svc.Name, coords)
+	return run.Command, withVars(env, run.Env), nil
+}
+
+// withVars appends the variables a rendered command references; they come
+// last, so they win over anything of the same name.
+func withVars(env, vars []string) []string {
+	if len(vars) == 0 {
+		return env
+	}
+	return append(append(make([]string, 0, len(env)+len(vars)), env...), vars...)
+}
+
+// serviceEnv is the environment of a process binky starts for a service
+// (the service itself, its migrate and seed, its exec health check): the
+// environment of the caller whose verb started it, minus what binky
+// withholds (callerBase), then the service's env_file, then its env
+// with tokens rendered, then PORT and BINKY_*. The daemon's own
+// environment never enters: it is whichever shell first started the
+// daemon, and may hold another project's credentials.
 func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) ([]string, error) {
-	m := daemonEnv()
+	m := callerBase(w.caller)
 	if svc.EnvFile != "" {
 		p := svc.EnvFile
 		if !filepath.IsAbs(p) {
@@ -121,13 +150,18 @@ func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Servic
 	return environ(m), nil
 }
 
-// daemonEnv is the daemon's own environment as a map.
-func daemonEnv() map[string]string {
-	m := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := cut(kv); ok {
-			m[k] = v
+// callerBase copies a caller's environment without what binky withholds
+// from the processes it starts: BINKY_HOME (a service has no business
+// driving binky; verify commands get it back, see verifyEnv), the
+// supervisor's marker and token variables, which binky sets itself, so a
+// caller that is itself a binky service passes none of its own on.
+func callerBase(caller map[string]string) map[string]string {
+	m := make(map[string]string, len(caller))
+	for k, v := range caller {
+		if k == "BINKY_HOME" || k == supervisor.MarkerEnv || strings.HasPrefix(k, tokens.ShellVarPrefix) {
+			continue
 		}
+		m[k] = v
 	}
 	return m
 }
@@ -144,15 +178,6 @@ func environ(m map[string]string) []string {
 		env = append(env, k+"="+m[k])
 	}
 	return env
-}
-
-func cut(kv string) (string, string, bool) {
-	for i := 1; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return "", "", false
 }
 
 // supStore persists what the supervisor learns into the registry.

@@ -16,20 +16,37 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/sdk"
 	"github.com/binkyhq/binky/sdk/names"
 )
 
 // sliceName is an adapter service's slice: <project>_<worktree>, with the
-// service name added when two services of the world use the same adapter.
-func sliceName(cfg *config.Config, worktree string, svc *config.Service) string {
+// service name added when another adapter service of the world is served by
+// the same implementation (postgres and postgresql, mariadb and percona,
+// redis and valkey are one implementation each), so a slice belongs to one
+// service. A slice already recorded for the service keeps its name.
+func (d *Daemon) sliceName(ctx context.Context, cfg *config.Config, worktree string, svc *config.Service) string {
+	impl := d.implementation(ctx, svc.Adapter)
 	for _, other := range cfg.Order {
 		o := cfg.Services[other]
-		if o.Name != svc.Name && o.IsAdapter() && o.Adapter == svc.Adapter {
+		if o.Name != svc.Name && o.IsAdapter() && (o.Adapter == svc.Adapter || d.implementation(ctx, o.Adapter) == impl) {
 			return names.Slice(cfg.Project.Name, worktree+"-"+svc.Name)
 		}
 	}
 	return names.Slice(cfg.Project.Name, worktree)
+}
+
+// implementation is the adapter implementation that answers to name (its
+// describe name), or name itself when none is found.
+func (d *Daemon) implementation(ctx context.Context, name string) string {
+	if info, err := d.adapter.Find(ctx, name); err == nil {
+		if info.Implementation != "" {
+			return info.Implementation
+		}
+		return info.Name
+	}
+	return name
 }
 
 // target builds the adapter request target of a service's slice.
@@ -65,19 +82,57 @@ func (d *Daemon) openAdapter(ctx context.Context, svc *config.Service) (*adapter
 }
 
 // ensureSlice makes a service's slice exist and returns where it lives. A
-// slice provisioned by an earlier up is reused: down keeps slices, and up
-// after it provisions nothing.
+// slice provisioned by an earlier up is reused (down keeps slices) once the
+// adapter confirms it is still there; one that vanished from the server is
+// built again and the progress says so. The slice is recorded (state
+// provisioning, with its name and adapter) before it is made, so an up that
+// fails halfway leaves a record that remove drops and the next up rebuilds.
 func (d *Daemon) ensureSlice(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service) (slice, error) {
-	if old, err := d.reg.Service(ctx, rec.ID, svc.Name); err == nil && old.Kind == registry.KindAdapter && old.State == "provisioned" && old.Address != "" {
-		d.redactAddress(old.Address)
-		return slice{Address: old.Address, Values: old.Values}, nil
+	old, err := d.reg.Service(ctx, rec.ID, svc.Name)
+	have := err == nil && old.Kind == registry.KindAdapter && (old.Adapter == "" || old.Adapter == svc.Adapter)
+	name := ""
+	if have && old.Slice != "" {
+		name = old.Slice
+	} else {
+		name = d.sliceName(ctx, w.cfg, w.worktree, svc)
 	}
-	name := sliceName(w.cfg, w.worktree, svc)
 	conn, err := d.openAdapter(ctx, svc)
 	if err != nil {
 		return slice{}, err
 	}
 	defer conn.Close()
+	t := d.target(w, svc, name, w.coords())
+
+	if have && old.State == registry.ServiceProvisioned && old.Address != "" {
+		res, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t})
+		if err != nil {
+			return slice{}, errorf(api.CodeFailed, "check %s slice %q of %s: %v", svc.Adapter, name, svc.Name, err)
+		}
+		if res.Existed == nil || *res.Existed {
+			if old.Slice == "" { // recorded by an older binky: note its name now
+				d.reg.UpsertService(ctx, &registry.Service{WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, Address: old.Address, Values: old.Values, Slice: name, Adapter: svc.Adapter})
+			}
+			sl := slice{Address: old.Address, Values: old.Values}
+			d.redactSlice(sl)
+			return sl, nil
+		}
+		d.emit(events.Event{Event: events.SliceVanished, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Detail: name})
+		s.progress("provision", svc.Name, "slice "+name+" is gone from the server; building it again")
+		have = false
+	}
+	if err := d.reg.UpsertService(ctx, &registry.Service{
+		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: registry.ServiceProvisioning,
+		Slice: name, Adapter: svc.Adapter,
+	}); err != nil {
+		return slice{}, fmt.Errorf("record the slice of %s before making it (nothing was made): %w", svc.Name, err)
+	}
+	if have && old.State == registry.ServiceProvisioning || svc.CloneFrom != "" {
+		// Half made by an earlier up, or (re)created empty by the check
+		// above: clear it, so the clone or the migrate starts clean.
+		if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: t}); err != nil {
+			return slice{}, errorf(api.CodeFailed, "clear %s slice %q of %s before building it: %v", svc.Adapter, name, svc.Name, err)
+		}
+	}
 
 	var sl slice
 	if svc.CloneFrom != "" {
@@ -89,8 +144,8 @@ func (d *Daemon) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 		return slice{}, err
 	}
 	if err := d.reg.UpsertService(ctx, &registry.Service{
-		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: "provisioned",
-		Address: sl.Address, Values: sl.Values,
+		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: registry.ServiceProvisioned,
+		Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter,
 	}); err != nil {
 		return slice{}, fmt.Errorf("record slice of %s: %w", svc.Name, err)
 	}
@@ -127,20 +182,24 @@ func (d *Daemon) resolveSlice(ctx context.Context, conn *adapter.Conn, svc *conf
 	if res.Address == "" {
 		return slice{}, errorf(api.CodeFailed, "resolve %s slice %q for %s: the adapter returned no address", svc.Adapter, t.Slice, svc.Name)
 	}
-	d.redactAddress(res.Address)
-	return slice{Address: res.Address, Values: res.Values}, nil
+	sl := slice{Address: res.Address, Values: res.Values}
+	d.redactSlice(sl)
+	return sl, nil
 }
 
-// redactAddress registers the password inside an address as a secret, so a
-// per-slice credential an adapter generated never reaches a log.
+// redactAddress registers the credentials inside an address (a URL's
+// password, a DSN's, a password= parameter) as secrets, so a per-slice
+// credential an adapter generated never reaches a log.
 func (d *Daemon) redactAddress(addr string) {
-	if i := strings.Index(addr, "://"); i >= 0 {
-		rest := addr[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			if _, pw, ok := strings.Cut(rest[:at], ":"); ok && pw != "" {
-				d.redact.Add(pw)
-			}
-		}
+	d.redact.AddAddress(addr)
+}
+
+// redactSlice registers the credentials in a slice's address and values
+// (the mysql adapter's dsn value carries one).
+func (d *Daemon) redactSlice(sl slice) {
+	d.redactAddress(sl.Address)
+	for _, v := range sl.Values {
+		d.redact.AddAddress(v)
 	}
 }
 
@@ -163,7 +222,7 @@ func (d *Daemon) migrateAndSeed(ctx context.Context, s *stream, w *world, rec *r
 		}
 		s.progress(step.name, svc.Name, "")
 		start := time.Now()
-		err := d.runHook(ctx, w, rec, svc, step.name, w.render(step.cmd, svc.Name, coords), coords)
+		err := d.runHook(ctx, w, rec, svc, step.name, step.cmd, coords)
 		ev := events.Event{Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()}
 		if err != nil {
 			ev.Event, ev.Error = step.failed, err.Error()
@@ -179,7 +238,7 @@ func (d *Daemon) migrateAndSeed(ctx context.Context, s *stream, w *world, rec *r
 // runHook runs a migrate or seed command in the worktree, its output
 // appended to the service's log; a failure carries the last 20 lines.
 func (d *Daemon) runHook(ctx context.Context, w *world, rec *registry.Worktree, svc *config.Service, step, command string, coords map[string]string) error {
-	env, err := d.serviceEnv(w, rec, svc, coords)
+	command, env, err := d.hookCommand(w, rec, svc, command, coords)
 	if err != nil {
 		return err
 	}
@@ -194,19 +253,34 @@ func (d *Daemon) runHook(ctx context.Context, w *world, rec *registry.Worktree, 
 	defer logf.Close()
 	fmt.Fprintf(logf, "--- binky: %s %s at %s\n", step, svc.Name, time.Now().Format(time.RFC3339))
 	var tail bytes.Buffer
+	// Its own process group, marked as the world's, with a deadline: a
+	// migrate left behind by a killed daemon is found and ended by the
+	// world's down or remove, and one that hangs does not hold up forever.
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout(svc))
+	defer cancel()
 	cmd := shellCommand(ctx, command)
 	cmd.Dir = rec.Path
-	cmd.Env = env
+	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(rec.Project, rec.Name, svc.Name, step))
+	groupHook(cmd)
 	out := d.redact.Writer(logf)
 	cmd.Stdout = &teeTail{w: out, tail: &tail}
 	cmd.Stderr = cmd.Stdout
 	cmd.WaitDelay = 5 * time.Second
 	runErr := cmd.Run()
 	out.Close()
+	if ctx.Err() == context.DeadlineExceeded {
+		runErr = fmt.Errorf("stopped after %s, its time limit (set timeout on the service to allow more)", hookTimeout(svc))
+	}
 	if runErr != nil {
 		return errorf(api.CodeFailed, "%s of %s failed (%v); last lines of %s:\n%s", step, svc.Name, runErr, logPath, lastLines(strings.Split(strings.TrimRight(tail.String(), "\n"), "\n"), 20))
 	}
 	return nil
+}
+
+// hookTimeout bounds one migrate or seed: the service's timeout when it is
+// longer, else 10 minutes.
+func hookTimeout(svc *config.Service) time.Duration {
+	return max(svc.Timeout, 10*time.Minute)
 }
 
 // teeTail writes through to w and keeps the last 64 KiB for error reports.

@@ -93,12 +93,14 @@ func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.
 				out.State = "stopped"
 				out.Pid = 0
 			}
-			if out.Pid == 0 && out.State != "running" {
-				out.Pid = 0
+			switch out.State {
+			case "running", "healthy", "starting":
+				out.Error = "" // an old exit's text says nothing about this run
 			}
 		}
 		w.Services = append(w.Services, out)
 	}
+	w.State = worldState(w)
 	if w.Services == nil {
 		w.Services = []api.Service{}
 	}
@@ -111,6 +113,33 @@ func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.
 		}
 	}
 	return w, nil
+}
+
+// worldState is what status reports for a world: an up world whose service
+// gave up is degraded while others still run, failed when none does.
+func worldState(w *api.World) string {
+	if w.State != stateUp {
+		return w.State
+	}
+	failed, live := 0, 0
+	for _, sv := range w.Services {
+		if sv.Kind != registry.KindCmd {
+			continue
+		}
+		switch sv.State {
+		case "failed", "lost", "exited", "stopped":
+			failed++
+		default:
+			live++
+		}
+	}
+	switch {
+	case failed == 0:
+		return stateUp
+	case live > 0:
+		return stateDegraded
+	}
+	return stateFailed
 }
 
 func verifyOf(v *registry.VerifyRun) *api.Verify {

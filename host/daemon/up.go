@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
 	"github.com/binkyhq/binky/sdk/names"
 )
@@ -25,6 +28,12 @@ const (
 	stateDown     = "down"
 	stateFailed   = "failed"
 	stateStopping = "stopping"
+	// stateRemoving records a remove's intent before it destroys anything;
+	// running remove again finishes it.
+	stateRemoving = "removing"
+	// stateDegraded is reported (never recorded) for an up world some of
+	// whose services gave up while others run.
+	stateDegraded = "degraded"
 )
 
 // opUp brings one world up: config → worktree → ports → slices → supervise
@@ -41,10 +50,13 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (any,
 	// 1. the repository and its project config, then the worktree.
 	repo, err := worktree.Open(ctx, a.Dir)
 	if err != nil {
-		return nil, errorf(api.CodeInvalid, "%v", err)
+		return nil, errorf(api.CodeInvalid, "%s is not inside a git repository: binky gives each worktree of a repository its world, so run it in one (git init, or cd into a clone): %v", a.Dir, err)
 	}
-	mainCfg, err := loadConfig(filepath.Join(repo.Root, "binky.toml"))
+	mainCfg, err := loadConfigContext(ctx, filepath.Join(repo.Root, "binky.toml"))
 	if err != nil {
+		return nil, err
+	}
+	if err := d.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
 		return nil, err
 	}
 	s.progress("worktree", "", a.Branch)
@@ -52,16 +64,23 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (any,
 	if err != nil {
 		return nil, err
 	}
-	cfg := mainCfg
+	cfg, cfgErr := mainCfg, error(nil)
 	if wtCfg := filepath.Join(wt.Path, "binky.toml"); wt.Path != repo.Root {
 		if _, statErr := os.Stat(wtCfg); statErr == nil {
 			s.progress("config", "", wtCfg)
-			if cfg, err = loadConfig(wtCfg); err != nil {
-				return nil, err
+			if c, err := loadConfigContext(ctx, wtCfg); err != nil {
+				cfgErr = err
+			} else {
+				cfg = c
 			}
 		}
 	}
 	project := cfg.Project.Name
+	if project != mainCfg.Project.Name {
+		if err := d.checkOwner(ctx, project, repo.Root); err != nil {
+			return nil, err
+		}
+	}
 	wtName := worktreeName(wt)
 	if created {
 		d.emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
@@ -72,7 +91,7 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (any,
 	defer lock.Unlock()
 
 	// Already up: nothing to do.
-	if rec, err := d.reg.Worktree(ctx, project, wtName); err == nil && rec.State == stateUp && d.allRunning(ctx, cfg, rec) {
+	if rec, err := d.reg.Worktree(ctx, project, wtName); err == nil && rec.State == stateUp && cfgErr == nil && d.allRunning(ctx, cfg, rec) {
 		w, err := d.worldStatus(ctx, rec)
 		if err != nil {
 			return nil, err
@@ -81,15 +100,8 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (any,
 		return w, nil
 	}
 
-	// ${env.*}: resolved now, registered as secrets before anything logs.
-	envVals, err := resolveEnv(cfg, wt.Path, a.Env)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
-
+	// The world is recorded before anything else can fail, so a failed up
+	// leaves a world that status shows and remove reaches.
 	rec, err := d.reg.UpsertWorktree(ctx, &registry.Worktree{
 		Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path,
 		Repo: repo.Root, ConfigPath: cfg.File, State: stateStarting,
@@ -97,31 +109,83 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (any,
 	if err != nil {
 		return nil, fmt.Errorf("record worktree: %w", err)
 	}
+	d.emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
+	fail := func(err error) error {
+		if serr := d.reg.SetWorktreeState(ctx, rec.ID, stateFailed); serr != nil {
+			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
+		}
+		d.emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
+		d.refreshRoutes(ctx)
+		return err
+	}
+	if cfgErr != nil {
+		return nil, fail(cfgErr)
+	}
+
+	// ${env.*}: resolved now, registered as secrets before anything logs.
+	envVals, err := resolveEnv(cfg, wt.Path, a.Env)
+	if err != nil {
+		return nil, fail(err)
+	}
+	for _, v := range envVals {
+		d.redact.Add(v)
+	}
 	secrets := make([]string, 0, len(envVals))
 	for _, v := range envVals {
 		secrets = append(secrets, v)
 	}
 	if err := d.reg.SetWorktreeSecrets(ctx, rec.ID, secrets); err != nil {
-		return nil, err
+		return nil, fail(err)
 	}
-	d.emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
 
-	w, err := d.bringUp(ctx, s, cfg, rec, envVals)
+	w, err := d.bringUp(ctx, s, cfg, rec, envVals, a.Env)
 	if err != nil {
-		d.reg.SetWorktreeState(ctx, rec.ID, stateFailed)
-		d.emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
-		d.refreshRoutes(ctx)
-		return nil, err
+		return nil, fail(err)
 	}
 	d.emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
 	return w, nil
 }
 
-// bringUp runs steps 4–7 for a recorded worktree.
-func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, envVals map[string]string) (*api.World, error) {
+// checkOwner refuses a repository that claims a project name another
+// repository's worlds hold: a world belongs to one repository, and two
+// clones with one [project] name would otherwise act on each other's
+// worlds.
+func (d *Daemon) checkOwner(ctx context.Context, project, root string) error {
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if rec.Project != project || rec.Repo == "" || samePath(rec.Repo, root) {
+			continue
+		}
+		hint := fmt.Sprintf("give this repository its own name ([project] name in %s), or remove the other repository's worlds first (binky status lists them)", filepath.Join(root, "binky.toml"))
+		if _, err := os.Stat(rec.Repo); err != nil {
+			hint = fmt.Sprintf("that repository is gone from disk; remove its worlds (binky remove %s --force, and the others binky status lists), or give this repository its own name ([project] name in %s)", rec.Name, filepath.Join(root, "binky.toml"))
+		}
+		return errorf(api.CodeConflict, "project %q belongs to the repository at %s (world %s), not to %s: %s", project, rec.Repo, rec.Name, root, hint)
+	}
+	return nil
+}
+
+// samePath compares two directories after cleaning and resolving links.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// bringUp runs steps 4–7 for a recorded worktree; caller is the caller's
+// environment, the base of every process it starts.
+func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
 	project, wtName := rec.Project, rec.Name
 
-	// 4. ports: one block for every port the world asks for.
+	// 4. ports: one block for every port the world asks for, each proven
+	// free of other programs (a block kept across down may have been taken
+	// meanwhile).
 	_, size := portPlan(cfg, 0)
 	lo, hi := 0, 0
 	if size > 0 {
@@ -131,12 +195,15 @@ func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 		if err != nil {
 			return nil, errorf(api.CodeConflict, "%v", err)
 		}
+		if lo, hi, err = d.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
+			return nil, err
+		}
 		d.emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
 	}
 	plan, _ := portPlan(cfg, lo)
 	w := &world{
 		cfg: cfg, project: project, worktree: wtName, path: rec.Path,
-		plan: plan, slices: map[string]slice{}, env: envVals,
+		plan: plan, slices: map[string]slice{}, env: envVals, caller: caller,
 		proxyURL: d.urlFor(cfg),
 		hostOf:   func(svc string) string { return names.Host(cfg.Services[svc].URL, wtName, project) },
 	}
@@ -223,7 +290,14 @@ func worktreeName(wt worktree.Worktree) string {
 // loadConfig reads a binky.toml, turning its errors into the same lines
 // `binky check` prints.
 func loadConfig(path string) (*config.Config, error) {
-	cfg, diags, err := config.Load(path)
+	return loadConfigContext(context.Background(), path)
+}
+
+// loadConfigContext is loadConfig, abandoned when ctx ends (a caller that
+// went away). config's size, depth and entry limits bound what parsing a
+// worktree's file can cost the daemon.
+func loadConfigContext(ctx context.Context, path string) (*config.Config, error) {
+	cfg, diags, err := config.LoadContext(ctx, path)
 	if err != nil {
 		return nil, errorf(api.CodeInvalid, "%v", err)
 	}
@@ -255,4 +329,40 @@ func (d *Daemon) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 		}
 	}
 	return true
+}
+
+// proveBlock checks that no other program holds a port of the world's block
+// lo..hi. Ports the world's own processes hold are fine. When another
+// program holds one and nothing of the world runs, the block moves to free
+// ports; when the world runs, the error names the port and its holder.
+func (d *Daemon) proveBlock(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, lo, hi, size int) (int, int, error) {
+	held := d.ports.Check(ctx, lo, hi)
+	if len(held) == 0 {
+		return lo, hi, nil
+	}
+	own := supervisor.MarkedProcesses(supervisor.WorldMarker(rec.Project, rec.Name))
+	var foreign []int
+	for _, p := range held {
+		if pid := ports.OwnerPid(p); pid != 0 && slices.Contains(own, pid) {
+			continue
+		}
+		foreign = append(foreign, p)
+	}
+	if len(foreign) == 0 {
+		return lo, hi, nil
+	}
+	who := heldBy(foreign)
+	d.emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: foreign, Detail: who})
+	if len(own) > 0 {
+		return 0, 0, errorf(api.CodeConflict, "ports of %s are held by another program: %s; stop that program, or run binky down %s and up again to move the world to free ports", rec.Name, who, rec.Name)
+	}
+	if _, _, err := d.ports.Release(ctx, rec.Project, rec.Name); err != nil {
+		return 0, 0, err
+	}
+	nlo, nhi, err := d.ports.Reserve(ctx, rec.Project, rec.Name, size, rangeOf(cfg))
+	if err != nil {
+		return 0, 0, errorf(api.CodeConflict, "ports %d-%d are held by another program (%s) and no other block is free: %v", lo, hi, who, err)
+	}
+	s.progress("ports", "", fmt.Sprintf("held by another program: %s; the world moves to ports %d-%d", who, nlo, nhi))
+	return nlo, nhi, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/worktree"
@@ -37,7 +38,11 @@ func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 	if err != nil {
 		return nil, err
 	}
-	env := verifyEnv(rec, api.EnvResult{Project: rec.Project, Worktree: rec.Name, Env: exposed, Order: order})
+	env := verifyEnv(rec, api.EnvResult{Project: rec.Project, Worktree: rec.Name, Env: exposed, Order: order}, a.Env, d.home)
+	coords, err := d.verifyCoords(ctx, rec, cfg, a.Env)
+	if err != nil {
+		return nil, err
+	}
 
 	commit, dirty := "", false
 	if repo, err := worktree.Open(ctx, rec.Path); err == nil {
@@ -47,7 +52,8 @@ func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 	for i, command := range cfg.Agents.Verify {
 		s.progress("verify", "", command)
 		start := time.Now()
-		code := d.runCheck(ctx, rec, i, command, env, s)
+		sh := renderShellCmd(command, "", coords)
+		code := d.runCheck(ctx, rec, i, sh.Command, withVars(env, sh.Env), s)
 		c := registry.Check{Cmd: command, ExitCode: code, Duration: time.Since(start), Passed: code == 0}
 		run.Checks = append(run.Checks, c)
 		run.Passed = run.Passed && c.Passed
@@ -72,11 +78,14 @@ func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 	return out, nil
 }
 
-// verifyEnv is a check's environment: the daemon's, plus BINKY_<SVC>_URL
-// for each exposed service and BINKY_ENV_JSON holding what `binky env`
-// prints.
-func verifyEnv(rec *registry.Worktree, r api.EnvResult) []string {
-	m := daemonEnv()
+// verifyEnv is a check's environment: the caller's (never the daemon's),
+// plus BINKY_<SVC>_URL for each exposed service, BINKY_ENV_JSON holding
+// what `binky env` prints, and BINKY_HOME, so a check can drive this
+// world's daemon (`binky env`, `binky status`). Verify commands are the
+// only processes binky gives BINKY_HOME (SECURITY.md).
+func verifyEnv(rec *registry.Worktree, r api.EnvResult, caller map[string]string, home string) []string {
+	m := callerBase(caller)
+	m["BINKY_HOME"] = home
 	for k, v := range api.EnvVars(r) {
 		m[k] = v
 	}
@@ -86,6 +95,33 @@ func verifyEnv(rec *registry.Worktree, r api.EnvResult) []string {
 	m["BINKY_WORKTREE"] = rec.Name
 	m["BINKY_WORKTREE_PATH"] = rec.Path
 	return environ(m)
+}
+
+// verifyCoords is what tokens in verify commands render from: the world's
+// ports, URLs and slices, and the ${env.NAME} values the verify commands
+// themselves reference (from the caller, then the project's env_file).
+func (d *Daemon) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *config.Config, caller map[string]string) (map[string]string, error) {
+	envVals, err := resolveEnv(&config.Config{Project: cfg.Project, Agents: cfg.Agents}, rec.Path, caller)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range envVals {
+		d.redact.Add(v)
+	}
+	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
+	plan, _ := portPlan(cfg, lo)
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
+		env: envVals, caller: caller, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, sv := range svcs {
+		if sv.Kind == registry.KindAdapter && sv.Address != "" {
+			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
+		}
+	}
+	return w.coords(), nil
 }
 
 // runCheck runs one verify command, streaming its output, and returns its

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/binkyhq/binky/host/redact"
 )
 
 // World is one worktree's running world as the dashboard shows it.
@@ -71,6 +73,10 @@ type Options struct {
 	Refresh time.Duration
 	// Now is the clock for "3m ago"; time.Now when nil.
 	Now func() time.Time
+	// Redactor masks the known secrets in every free text the page shows
+	// (service details, verify summaries, event errors, read errors), in
+	// case the source let one through; nil shows them as they come.
+	Redactor *redact.Redactor
 }
 
 // Handler serves the dashboard page.
@@ -144,7 +150,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 	worlds, err := h.src.Worlds(ctx)
 	if err != nil {
 		h.log.Warn("dashboard: read worlds", "error", err)
-		d.Error = "could not read worlds: " + err.Error()
+		d.Error = "could not read worlds: " + h.opts.Redactor.String(err.Error())
 	}
 	worlds = slices.Clone(worlds) // never reorder the source's slice
 	slices.SortFunc(worlds, func(a, b World) int {
@@ -153,6 +159,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 	for _, wd := range worlds {
 		v := worldView{World: wd}
 		for _, s := range wd.Services {
+			s.Detail = h.opts.Redactor.String(s.Detail)
 			link := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
 			v.Services = append(v.Services, serviceView{Service: s, LinkText: link})
 			d.Services++
@@ -161,7 +168,10 @@ func (h *Handler) build(ctx context.Context) pageData {
 			}
 		}
 		if wd.Verify != nil {
-			v.VerifyAgo = ago(now, wd.Verify.At)
+			vr := *wd.Verify
+			vr.Summary = h.opts.Redactor.String(vr.Summary)
+			v.Verify = &vr
+			v.VerifyAgo = ago(now, vr.At)
 		}
 		d.Worlds = append(d.Worlds, v)
 	}
@@ -169,7 +179,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 	if err != nil {
 		h.log.Warn("dashboard: read events", "error", err)
 		if d.Error == "" {
-			d.Error = "could not read events: " + err.Error()
+			d.Error = "could not read events: " + h.opts.Redactor.String(err.Error())
 		}
 	}
 	events = slices.Clone(events)
@@ -179,7 +189,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 	}
 	for _, e := range events {
 		d.Events = append(d.Events, eventView{Name: e.Event, Project: e.Project, Worktree: e.Worktree,
-			Service: e.Service, Adapter: e.Adapter, Error: e.Error, Ago: ago(now, e.Time), Stamp: e.Time.Format(time.RFC3339)})
+			Service: e.Service, Adapter: e.Adapter, Error: h.opts.Redactor.String(e.Error), Ago: ago(now, e.Time), Stamp: e.Time.Format(time.RFC3339)})
 	}
 	return d
 }

@@ -24,6 +24,7 @@ const (
 	SliceCloned      = "slice_cloned"
 	SliceDestroyed   = "slice_destroyed"
 	SliceFailed      = "slice_failed"
+	SliceVanished    = "slice_vanished"
 	CloneFallback    = "clone_fallback"
 	GoldenBuilt      = "golden_built"
 	MigrateDone      = "migrate_done"
@@ -60,6 +61,7 @@ func Names() []string {
 		DownStarted, DownDone, DownFailed,
 		PortsReserved, PortsReleased, PortsHeld,
 		SliceProvisioned, SliceResolved, SliceCloned, SliceDestroyed, SliceFailed,
+		SliceVanished,
 		CloneFallback, GoldenBuilt, MigrateDone, MigrateFailed, SeedDone, SeedFailed,
 		AdapterStderr,
 		ServiceStarted, ServiceHealthy, ServiceUnhealthy, ServiceExited,

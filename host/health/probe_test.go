@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -202,4 +203,54 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// A server that first refuses, then accepts and never answers: the timeout
+// reports the hang, not the stale refusal.
+func TestWaitReportsHangNotStaleRefusal(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // refused until the hanging server below takes the port
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(300 * time.Millisecond)
+		hang, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Errorf("listen again on %s: %v", addr, err)
+			return
+		}
+		defer hang.Close()
+		for {
+			c, err := hang.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // accepted, never answered
+			mu.Unlock()
+			if len(conns) > 50 {
+				return
+			}
+		}
+	}()
+	p := Probe{HTTP: "http://" + addr + "/healthz", Timeout: 2500 * time.Millisecond, Interval: 50 * time.Millisecond}
+	err = Wait(context.Background(), p, nil)
+	if err == nil {
+		t.Fatal("Wait passed against a server that never answers")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "refused") || !strings.Contains(msg, "no answer within") {
+		t.Errorf("Wait error = %q; want the hang (no answer within …), not a stale refusal", msg)
+	}
+	mu.Lock()
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
 }

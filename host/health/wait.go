@@ -85,16 +85,24 @@ func Wait(ctx context.Context, p Probe, alive func() error) error {
 			}
 		}
 		attempt, stop := context.WithTimeout(ctx, max(p.interval(), maxAttempt))
+		began := time.Now()
 		err := Check(attempt, p)
 		cut := attempt.Err() != nil || !time.Now().Before(deadline)
 		stop()
 		if err == nil {
 			return nil
 		}
-		// An attempt cut short by the deadline says less than the one before.
-		if !cut || last == nil {
+		ran := time.Since(began)
+		switch {
+		case !cut || last == nil:
 			last = err
+		case ran >= min(p.interval(), time.Second):
+			// It hung: a server that accepts and never answers. That is
+			// the news, not whatever the attempt before it saw.
+			last = fmt.Errorf("no answer within %s (the server did not respond): %w", round(ran), err)
 		}
+		// An attempt cut short at once by the deadline says less than the
+		// one before, which is kept.
 		timer.Reset(p.interval())
 	}
 }

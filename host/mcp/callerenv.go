@@ -1,28 +1,17 @@
 package mcp
 
-import (
-	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/tokens"
-)
+import "github.com/binkyhq/binky/host/api"
 
-// callerEnv returns the caller's values (looked up with lookup) of exactly
-// the ${env.NAME} names the binky.toml governing dir references, and nothing
-// else. A directory without a readable config forwards nothing; the daemon
-// then reports the config problem itself.
-func callerEnv(dir string, lookup func(string) (string, bool)) map[string]string {
-	path, err := config.Find(dir)
-	if err != nil {
-		return nil
-	}
-	cfg, _, err := config.Load(path)
-	if err != nil || cfg == nil {
-		return nil
-	}
-	out := map[string]string{}
-	for _, n := range tokens.EnvNames(cfg) {
-		if v, ok := lookup(n); ok {
-			out[n] = v
-		}
-	}
-	return out
+// callerEnv is the server's whole environment, which is the agent's: `binky
+// mcp` is started by the agent's client. Every tool forwards it, and the
+// daemon gives the services, hooks and checks a call starts that
+// environment (plus what binky renders), never its own, and resolves
+// ${env.NAME} from it.
+func (s *Server) callerEnv() map[string]string {
+	return api.EnvMap(s.cfg.Environ())
+}
+
+// ref names the world a tool acts on, with the caller's environment.
+func (s *Server) ref(worktree, repo string) api.WorldRef {
+	return api.WorldRef{Name: worktree, Dir: s.dir(repo), Env: s.callerEnv()}
 }

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -11,42 +9,20 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-func TestCallerEnv(t *testing.T) {
-	repo := t.TempDir()
-	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
-	sub := filepath.Join(repo, "src", "pkg")
-	os.MkdirAll(sub, 0o755)
-	cfg := `[project]
-name = "demo"
-
-[services.worker]
-cmd = "echo ${env.GREETING} ${env.MISSING} ${env.TOKEN}"
-`
-	if err := os.WriteFile(filepath.Join(repo, "binky.toml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
+// TestCallerEnvForwarded: every tool sends the server's whole environment
+// (the agent's) as the caller's, so the daemon never falls back on its own.
+func TestCallerEnvForwarded(t *testing.T) {
+	env := []string{"GREETING=hi", "EMPTY=", "PG_ADMIN=postgres://u:pw@h/db?x=1"}
+	s := New(Config{Dir: t.TempDir(), Environ: func() []string { return env }})
+	got := s.callerEnv()
+	if len(got) != 3 || got["GREETING"] != "hi" || got["PG_ADMIN"] != "postgres://u:pw@h/db?x=1" {
+		t.Errorf("callerEnv = %v; want every entry of %v", got, env)
 	}
-	lookup := func(n string) (string, bool) {
-		v, ok := map[string]string{"GREETING": "hi", "TOKEN": "", "SECRET": "never"}[n]
-		return v, ok
+	if v, ok := got["EMPTY"]; !ok || v != "" {
+		t.Errorf("callerEnv lost an empty variable: %v", got)
 	}
-	tests := []struct {
-		name, dir, want string
-	}{
-		{"repository root", repo, "GREETING=hi,TOKEN="},
-		{"subdirectory", sub, "GREETING=hi,TOKEN="},
-		{"no config", t.TempDir(), ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := callerEnv(tt.dir, lookup)
-			var kv []string
-			for _, k := range sortedKeys(got) {
-				kv = append(kv, k+"="+got[k])
-			}
-			if s := strings.Join(kv, ","); s != tt.want {
-				t.Errorf("got %s; want %s", s, tt.want)
-			}
-		})
+	if r := s.ref("feat/a", ""); r.Env["GREETING"] != "hi" || r.Name != "feat/a" {
+		t.Errorf("ref = %+v; want the name and the environment", r)
 	}
 }
 

@@ -29,9 +29,9 @@ type Config struct {
 	// Dir is the default repository directory: the server's working
 	// directory.
 	Dir string
-	// LookupEnv reads the server's environment (default os.LookupEnv); up
-	// forwards the values of the ${env.NAME} names the config references.
-	LookupEnv func(string) (string, bool)
+	// Environ reads the server's environment (default os.Environ), which
+	// every tool forwards to the daemon as the caller's.
+	Environ func() []string
 	// Version is reported to clients in the initialize handshake.
 	Version string
 	// Log receives diagnostics; it must not write to the protocol stream.
@@ -87,8 +87,8 @@ const instructions = "Binky gives every git worktree of a repository its own run
 
 // New builds a server; Serve runs it.
 func New(cfg Config) *Server {
-	if cfg.LookupEnv == nil {
-		cfg.LookupEnv = os.LookupEnv
+	if cfg.Environ == nil {
+		cfg.Environ = os.Environ
 	}
 	if cfg.Log == nil {
 		cfg.Log = hclog.NewNullLogger()
@@ -241,7 +241,7 @@ func (s *Server) up(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Call
 		return invalid(ToolUp, err), nil
 	}
 	dir := s.dir(a.Repo)
-	in := api.UpArgs{Dir: dir, Branch: a.Branch, Env: callerEnv(dir, s.cfg.LookupEnv)}
+	in := api.UpArgs{Dir: dir, Branch: a.Branch, Env: s.callerEnv()}
 	p := newProgress(s.notify, req, s.log)
 	start := time.Now()
 	var w api.World
@@ -264,7 +264,7 @@ func (s *Server) down(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 	}
 	p := newProgress(s.notify, req, s.log)
 	var w api.World
-	in := api.DownArgs{WorldRef: api.WorldRef{Name: a.Worktree, Dir: s.dir(a.Repo)}}
+	in := api.DownArgs{WorldRef: s.ref(a.Worktree, a.Repo)}
 	if err := s.call(ctx, api.OpDown, in, api.Handlers{Progress: p.step}, &w); err != nil {
 		return errorResult(ToolDown, err), nil
 	}
@@ -280,7 +280,7 @@ func (s *Server) status(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 		return invalid(ToolStatus, err), nil
 	}
 	var res api.StatusResult
-	in := api.StatusArgs{WorldRef: api.WorldRef{Name: a.Worktree, Dir: s.dir(a.Repo)}}
+	in := api.StatusArgs{WorldRef: s.ref(a.Worktree, a.Repo)}
 	if err := s.call(ctx, api.OpStatus, in, api.Handlers{}, &res); err != nil {
 		return errorResult(ToolStatus, err), nil
 	}
@@ -299,7 +299,7 @@ func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Cal
 		return r, nil
 	}
 	var res api.EnvResult
-	in := api.EnvArgs{WorldRef: api.WorldRef{Name: a.Worktree, Dir: s.dir(a.Repo)}}
+	in := api.EnvArgs{WorldRef: s.ref(a.Worktree, a.Repo)}
 	if err := s.call(ctx, api.OpEnv, in, api.Handlers{}, &res); err != nil {
 		return errorResult(ToolEnv, err), nil
 	}
@@ -328,7 +328,7 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 		},
 	}
 	var v api.Verify
-	in := api.VerifyArgs{WorldRef: api.WorldRef{Name: a.Worktree, Dir: s.dir(a.Repo)}}
+	in := api.VerifyArgs{WorldRef: s.ref(a.Worktree, a.Repo)}
 	err = s.call(ctx, api.OpVerify, in, h, &v)
 	failure := ""
 	if err != nil {

@@ -386,3 +386,43 @@ func TestResultsCarryTheWorld(t *testing.T) {
 		t.Errorf("status: got isError=%v %q", r.IsError, r.Content[0].Text)
 	}
 }
+
+// TestEveryToolForwardsTheCallerEnv: each tool sends the server's
+// environment (the agent's) with its call, so the daemon resolves
+// ${env.NAME} and starts processes from it, never from its own.
+func TestEveryToolForwardsTheCallerEnv(t *testing.T) {
+	t.Setenv("BINKY_MCP_TEST_CALLER", "agent-value")
+	got := map[string]map[string]string{}
+	record := func(op string) func(any, api.Handlers, any) error {
+		return func(args any, _ api.Handlers, out any) error {
+			switch a := args.(type) {
+			case api.UpArgs:
+				got[op] = a.Env
+			case api.DownArgs:
+				got[op] = a.Env
+			case api.StatusArgs:
+				got[op] = a.Env
+			case api.EnvArgs:
+				got[op] = a.Env
+			case api.VerifyArgs:
+				got[op] = a.Env
+			}
+			return setResult(map[string]any{}, out)
+		}
+	}
+	d := &fakeDaemon{ops: map[string]func(any, api.Handlers, any) error{}}
+	for _, op := range []string{api.OpUp, api.OpDown, api.OpStatus, api.OpEnv, api.OpVerify} {
+		d.ops[op] = record(op)
+	}
+	s := startSession(t, d)
+	defer s.close()
+	s.call(ToolUp, map[string]any{"branch": "a"}, nil)
+	for _, tool := range []string{ToolDown, ToolStatus, ToolEnv, ToolVerify} {
+		s.call(tool, map[string]any{"worktree": "a"}, nil)
+	}
+	for _, op := range []string{api.OpUp, api.OpDown, api.OpStatus, api.OpEnv, api.OpVerify} {
+		if v := got[op]["BINKY_MCP_TEST_CALLER"]; v != "agent-value" {
+			t.Errorf("%s sent env %d entries, BINKY_MCP_TEST_CALLER=%q; want the server's environment", op, len(got[op]), v)
+		}
+	}
+}

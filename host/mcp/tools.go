@@ -27,7 +27,8 @@ func tools() []mcpgo.Tool {
 		mcpgo.NewTool(ToolUp,
 			mcpgo.WithDescription("Bring a branch's world up: create or reuse its git worktree, reserve its port block, "+
 				"carve its database/broker slices, start its services and wait until they are healthy. "+
-				"A world already up is left as it is. Values of ${env.NAME} tokens in binky.toml come from this server's environment. "+
+				"A world already up is left as it is. Its services, migrate and seed run with this server's environment (the agent's), "+
+				"never the daemon's; ${env.NAME} tokens in binky.toml resolve from it first. "+
 				"Sends progress notifications while it works. Returns the world: project, worktree, path, ports and each service's state and URL."),
 			mcpgo.WithString("branch", mcpgo.Description("Branch (or worktree name) to bring up; its worktree is created when missing. "+
 				"Default: the worktree the repository directory is in.")),

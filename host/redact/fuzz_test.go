@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -38,11 +39,75 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("Writer (writes of %d) = %q; String = %q", n, out.String(), got)
 		}
 		for _, s := range []string{s1, s2} {
-			if len(s) < MinLen || strings.Contains(s, "*") {
+			if len(s) < MinLen {
 				continue
 			}
-			if strings.Contains(got, s) {
-				t.Fatalf("String(%q) = %q; still contains secret %q", in, got, s)
+			for _, f := range Forms(s) {
+				if !strings.Contains(f, "*") && strings.Contains(got, f) {
+					t.Fatalf("String(%q) = %q; still contains %q, a form of secret %q", in, got, f, s)
+				}
+			}
+		}
+	})
+}
+
+// FuzzForms: for any secret of MinLen bytes or more and any text around
+// it, the redacted output holds none of the secret's forms, whether the
+// text carries the secret in one of them, inside a longer base64 text at
+// any alignment, or wrapped over lines (a line break after any byte the
+// bits of wrap choose); and the Writer, fed line by line, agrees with
+// String.
+func FuzzForms(f *testing.F) {
+	f.Add("token=", "S3cr3t-PgPw/9", " end", uint8(1), uint64(0))
+	f.Add("", "hunter22", "\n", uint8(2), uint64(0b1010))
+	f.Add("Basic ", "user:pässwörd", "", uint8(0), uint64(1<<5))
+	f.Add("\r", "abcd", "abcd", uint8(7), uint64(^uint64(0)))
+	f.Fuzz(func(t *testing.T, pre, secret, post string, align uint8, wrap uint64) {
+		if len(secret) < MinLen || strings.Contains(secret, "*") {
+			return
+		}
+		r := New(secret)
+		forms := Forms(secret)
+		texts := []string{pre + secret + post}
+		for _, form := range forms {
+			texts = append(texts, pre+form+post)
+		}
+		a := int(align) % 3
+		plain := []byte(strings.Repeat("\x00", a) + pre + secret + post)
+		texts = append(texts, base64.StdEncoding.EncodeToString(plain), base64.RawURLEncoding.EncodeToString(plain))
+		for _, form := range forms[:min(len(forms), 4)] {
+			var b strings.Builder
+			b.WriteString(pre)
+			for i := range len(form) {
+				b.WriteByte(form[i])
+				if i < len(form)-1 && wrap&(1<<(i%64)) != 0 {
+					if wrap&(1<<63) != 0 {
+						b.WriteString("\r\n")
+					} else {
+						b.WriteString("\n")
+					}
+				}
+			}
+			b.WriteString(post)
+			texts = append(texts, b.String())
+		}
+		for _, text := range texts {
+			got := r.String(text)
+			for _, form := range forms {
+				if !strings.Contains(form, "*") && strings.Contains(got, form) {
+					t.Fatalf("String(%q) = %q; still contains %q, a form of %q", text, got, form, secret)
+				}
+			}
+			var out bytes.Buffer
+			w := r.Writer(&out)
+			for _, line := range strings.SplitAfter(text, "\n") {
+				if _, err := w.Write([]byte(line)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Close()
+			if out.String() != got {
+				t.Fatalf("Writer fed %q line by line = %q; String = %q", text, out.String(), got)
 			}
 		}
 	})

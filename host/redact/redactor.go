@@ -1,10 +1,14 @@
 package redact
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/binkyhq/binky/sdk"
 )
 
 // Mask is what every occurrence of a secret becomes. Overlapping or adjacent
@@ -18,8 +22,9 @@ const MinLen = 4
 // Redactor replaces known secrets with Mask. The zero value is ready to use;
 // a nil *Redactor redacts nothing. It is safe for concurrent use.
 type Redactor struct {
-	mu      sync.RWMutex
-	secrets []string // distinct, longest first
+	mu    sync.RWMutex
+	forms []string // distinct, longest first
+	m     *matcher // built from forms; replaced, never changed, by Add
 }
 
 // New returns a Redactor that knows the given secrets.
@@ -31,34 +36,90 @@ func New(secrets ...string) *Redactor {
 	return r
 }
 
-// Add registers a secret. Values shorter than MinLen bytes are ignored. The
-// URL-encoded forms of the value (query and path escaping) are registered
-// too, and when the value is a URL with a password, so is the password and
-// its encoded forms.
+// Add registers a secret. Values shorter than MinLen bytes are ignored.
+// Every form of the value is registered (see Forms), and when the value is a
+// URL with a password, so is the password in all its forms.
 func (r *Redactor) Add(secret string) {
 	if r == nil || len(secret) < MinLen {
 		return
 	}
-	forms := variants(secret)
+	forms := Forms(secret)
 	if u, err := url.Parse(secret); err == nil && u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			forms = append(forms, variants(pw)...)
+		if pw, ok := u.User.Password(); ok && len(pw) >= MinLen {
+			forms = append(forms, Forms(pw)...)
 		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, f := range forms {
-		if len(f) < MinLen || slices.Contains(r.secrets, f) {
-			continue
-		}
-		r.secrets = append(r.secrets, f)
-	}
-	// Longest first, so a secret that contains another is matched whole.
-	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
+	r.addForms(forms)
 }
 
-func variants(s string) []string {
-	return []string{s, url.QueryEscape(s), url.PathEscape(s)}
+// AddAddress registers the passwords an address carries (an adapter's
+// resolved address or a value such as a DSN): the userinfo password of a
+// URL, a password= parameter, the password of user:password@tcp(…), also
+// when the address does not parse (sdk.AdminPasswords). The rest of the
+// address is not secret and is not registered.
+func (r *Redactor) AddAddress(addr string) {
+	if r == nil {
+		return
+	}
+	for _, pw := range sdk.AdminPasswords(addr) {
+		r.Add(pw)
+	}
+}
+
+func (r *Redactor) addForms(forms []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.forms)
+	for _, f := range forms {
+		if len(f) < MinLen || slices.Contains(r.forms, f) {
+			continue
+		}
+		r.forms = append(r.forms, f)
+	}
+	if len(r.forms) == n {
+		return
+	}
+	// Longest first, so a secret that contains another is matched whole.
+	slices.SortStableFunc(r.forms, func(a, b string) int { return len(b) - len(a) })
+	r.m = newMatcher(r.forms)
+}
+
+// Forms lists the spellings of a secret a Redactor masks: the value itself;
+// URL-encoded (query and path escaping); hex, lower and upper case; base64
+// in the standard and URL alphabets, with and without padding; and, for
+// each alphabet, the base64 characters that depend on the secret alone when
+// it sits inside a longer base64 text at each of the three byte alignments
+// (the characters at either edge also carry neighbouring bits, so they are
+// not part of the form). Forms shorter than MinLen are left out.
+func Forms(secret string) []string {
+	forms := []string{
+		secret,
+		url.QueryEscape(secret),
+		url.PathEscape(secret),
+		hex.EncodeToString([]byte(secret)),
+		strings.ToUpper(hex.EncodeToString([]byte(secret))),
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		forms = append(forms, enc.EncodeToString([]byte(secret)))
+	}
+	n := len(secret)
+	for a := range 3 {
+		b := make([]byte, a+n)
+		copy(b[a:], secret)
+		// Character j covers bits [6j, 6j+6); the secret's bits are
+		// [8a, 8a+8n).
+		lo, hi := (8*a+5)/6, (8*a+8*n)/6
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			forms = append(forms, enc.EncodeToString(b)[lo:hi])
+		}
+	}
+	out := forms[:0]
+	for _, f := range forms {
+		if len(f) >= MinLen && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Len reports how many distinct forms are registered.
@@ -68,31 +129,27 @@ func (r *Redactor) Len() int {
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return len(r.secrets)
+	return len(r.forms)
 }
 
-// snapshot returns the current secrets (the slice is never mutated in place
-// after being handed out: Add appends or re-sorts under the lock, so callers
-// copy).
-func (r *Redactor) snapshot() []string {
+// matcher returns the current matcher (immutable), or nil when nothing is
+// registered.
+func (r *Redactor) matcher() *matcher {
 	if r == nil {
 		return nil
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if len(r.secrets) == 0 {
-		return nil
-	}
-	return slices.Clone(r.secrets)
+	return r.m
 }
 
 // String returns s with every occurrence of every secret replaced by Mask.
 func (r *Redactor) String(s string) string {
-	secrets := r.snapshot()
-	if len(secrets) == 0 {
+	m := r.matcher()
+	if m == nil {
 		return s
 	}
-	covered := cover([]byte(s), secrets)
+	covered, _ := m.cover([]byte(s), false)
 	if covered == nil {
 		return s
 	}
@@ -104,41 +161,17 @@ func (r *Redactor) String(s string) string {
 
 // Bytes is String for a byte slice; it returns a new slice.
 func (r *Redactor) Bytes(p []byte) []byte {
-	secrets := r.snapshot()
-	if len(secrets) == 0 {
+	m := r.matcher()
+	if m == nil {
 		return slices.Clone(p)
 	}
-	covered := cover(p, secrets)
+	covered, _ := m.cover(p, false)
 	if covered == nil {
 		return slices.Clone(p)
 	}
 	var b strings.Builder
 	emit(&b, p, covered)
 	return []byte(b.String())
-}
-
-// cover marks every byte of p that lies inside an occurrence of a secret,
-// overlapping occurrences included. It returns nil when nothing matched.
-func cover(p []byte, secrets []string) []bool {
-	var covered []bool
-	s := string(p) // one copy; strings.Index is the fast path
-	for _, sec := range secrets {
-		for off := 0; off <= len(s)-len(sec); {
-			i := strings.Index(s[off:], sec)
-			if i < 0 {
-				break
-			}
-			start := off + i
-			if covered == nil {
-				covered = make([]bool, len(p))
-			}
-			for j := start; j < start+len(sec); j++ {
-				covered[j] = true
-			}
-			off = start + 1
-		}
-	}
-	return covered
 }
 
 // emit writes p with each maximal run of covered bytes replaced by one Mask.

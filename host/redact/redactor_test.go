@@ -2,6 +2,8 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
@@ -66,17 +68,24 @@ func TestAddRegistersEncodedForms(t *testing.T) {
 	t.Parallel()
 	secret := "a b/c?d"
 	r := New(secret)
-	for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+	enc := []byte(secret)
+	for _, form := range []string{
+		secret, url.QueryEscape(secret), url.PathEscape(secret),
+		hex.EncodeToString(enc), strings.ToUpper(hex.EncodeToString(enc)),
+		base64.StdEncoding.EncodeToString(enc), base64.RawStdEncoding.EncodeToString(enc),
+		base64.URLEncoding.EncodeToString(enc), base64.RawURLEncoding.EncodeToString(enc),
+	} {
 		if got := r.String("<" + form + ">"); got != "<***>" {
 			t.Errorf("String(<%s>) = %q; want %q", form, got, "<***>")
 		}
 	}
-	if got := r.Len(); got != 3 {
-		t.Errorf("Len() = %d; want 3 (plain, query-escaped, path-escaped)", got)
+	n := len(Forms(secret))
+	if got := r.Len(); got != n {
+		t.Errorf("Len() = %d; want %d (every form of %q)", got, n, secret)
 	}
 	r.Add(secret)
-	if got := r.Len(); got != 3 {
-		t.Errorf("Len() after re-adding = %d; want 3", got)
+	if got := r.Len(); got != n {
+		t.Errorf("Len() after re-adding = %d; want %d", got, n)
 	}
 }
 
@@ -124,8 +133,9 @@ func TestWriterHoldsBackOnlyATail(t *testing.T) {
 	var out bytes.Buffer
 	w := r.Writer(&out)
 	w.Write([]byte("hello world, this is plain text 01234"))
-	// Everything up to len(longest)-1 bytes from the end is settled.
-	if got, want := out.String(), "hello world, this is plain t"; got != want {
+	// Everything before the first byte that could begin a secret is
+	// settled; "01234" could be the start of "0123456789".
+	if got, want := out.String(), "hello world, this is plain text "; got != want {
 		t.Errorf("written before Close = %q; want %q", got, want)
 	}
 	w.Write([]byte("56789 done"))

@@ -12,16 +12,18 @@ import (
 const maxHold = 64 << 10
 
 // Writer returns a writer that redacts everything written to it before
-// passing it to w. A secret split across two Write calls, or across lines, is
-// still masked: the writer holds back the last len(longest secret)-1 bytes
-// until more data or Close shows they are not the start of a secret. Close
-// flushes what is held back; it does not close w. The returned writer is safe
-// for concurrent use.
-func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
-	return &writer{r: r, w: w}
+// passing it to w. A secret split across two Write calls, or wrapped over
+// lines, is still masked: the writer holds back the tail of what it was
+// given from the first byte where an occurrence of a secret could begin
+// but is not finished, until more data or Close settles it. Text that
+// cannot begin a secret passes at once. Close flushes what is held back;
+// it does not close w. The returned writer is safe for concurrent use.
+func (r *Redactor) Writer(w io.Writer) *Writer {
+	return &Writer{r: r, w: w}
 }
 
-type writer struct {
+// Writer is a redacting stream; see Redactor.Writer.
+type Writer struct {
 	r      *Redactor
 	w      io.Writer
 	mu     sync.Mutex
@@ -35,41 +37,65 @@ type writer struct {
 	inRun bool
 }
 
-func (wr *writer) Write(p []byte) (int, error) {
+// Write redacts p and writes out what is settled.
+func (wr *Writer) Write(p []byte) (int, error) {
 	wr.mu.Lock()
 	defer wr.mu.Unlock()
 	if wr.closed {
 		return 0, io.ErrClosedPipe
 	}
 	wr.buf = append(wr.buf, p...)
-	if err := wr.flush(false); err != nil {
+	if err := wr.flush(false, false); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
 // Close writes out whatever is held back.
-func (wr *writer) Close() error {
+func (wr *Writer) Close() error {
 	wr.mu.Lock()
 	defer wr.mu.Unlock()
 	if wr.closed {
 		return nil
 	}
 	wr.closed = true
-	return wr.flush(true)
+	return wr.flush(true, false)
+}
+
+// Flush writes out what is held back, for a stream that has gone quiet
+// (binky logs -f calls it when a log has had nothing new for a moment). A
+// held tail of MinLen bytes or more that could begin a secret is masked,
+// so a secret whose rest never comes is not shown; a shorter one is
+// written as it is, and a secret whose rest comes after a Flush is not
+// recognised.
+func (wr *Writer) Flush() error {
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	if wr.closed {
+		return nil
+	}
+	return wr.flush(true, true)
+}
+
+// Held reports how many bytes the writer holds back.
+func (wr *Writer) Held() int {
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	return len(wr.buf)
 }
 
 // flush writes the part of buf whose redaction can no longer change.
 //
-// A byte at index i can only be covered by an occurrence that starts at most
-// longest-1 bytes before it and ends at most longest-1 bytes after it, so
-// every byte before len(buf)-(longest-1) is settled. The cut is moved back to
-// the start of a covered run that reaches it, so a run is always emitted
-// whole, as one Mask, and the bytes emitted never end inside a run: no
-// occurrence starting in emitted bytes can reach the held-back tail.
-func (wr *writer) flush(final bool) error {
-	secrets := wr.r.snapshot()
-	if len(secrets) == 0 {
+// A byte before the first position where an unfinished occurrence begins
+// can only be covered by occurrences that start before it and end inside
+// buf, so it is settled. The cut is moved back to the start of a covered
+// run that reaches it, so a run is always emitted whole, as one Mask, and
+// the bytes emitted never end inside a run: no occurrence starting in
+// emitted bytes can reach the held-back tail. final writes everything;
+// maskTail also masks an unfinished occurrence of MinLen bytes or more.
+func (wr *Writer) flush(final, maskTail bool) error {
+	m := wr.r.matcher()
+	if m == nil {
 		if len(wr.buf) == 0 {
 			return nil
 		}
@@ -77,8 +103,23 @@ func (wr *writer) flush(final bool) error {
 		wr.buf = wr.buf[:0]
 		return err
 	}
-	longest := len(secrets[0])
-	covered := cover(wr.buf, secrets)
+	covered, partialAt := m.cover(wr.buf, !final || maskTail)
+	if maskTail {
+		// The line breaks ending the tail stay: they were held as a
+		// possible gap inside a secret, not as part of one.
+		end := len(wr.buf)
+		for end > partialAt && (wr.buf[end-1] == '\n' || wr.buf[end-1] == '\r') {
+			end--
+		}
+		if end-partialAt >= MinLen {
+			if covered == nil {
+				covered = make([]bool, len(wr.buf))
+			}
+			for i := partialAt; i < end; i++ {
+				covered[i] = true
+			}
+		}
+	}
 	if wr.carry > 0 {
 		if covered == nil {
 			covered = make([]bool, len(wr.buf))
@@ -90,11 +131,8 @@ func (wr *writer) flush(final bool) error {
 	cut := len(wr.buf)
 	forced := false
 	if !final {
-		cut = len(wr.buf) - (longest - 1)
-		if cut <= 0 {
-			return nil
-		}
-		if covered != nil && covered[cut-1] {
+		cut = partialAt
+		if cut > 0 && covered != nil && covered[cut-1] {
 			c := cut
 			for c > 0 && covered[c-1] {
 				c--

@@ -4,8 +4,10 @@
 // port blocks, whose non-overlap the database itself enforces.
 //
 // The file is opened in WAL mode, and its schema is migrated in place with
-// sqlitemigration under Binky's application id; a database written by a
-// newer Binky is refused, naming both schema versions. Every write runs in a
+// sqlitemigration under Binky's application id. A file that is not SQLite,
+// another program's database, or one written by a newer Binky is refused
+// with the reason before anything writes to it (refuse.go), so a refused
+// file keeps its bytes and gets no -wal or -shm beside it. Every write runs in a
 // BEGIN IMMEDIATE transaction, so writers from several goroutines or
 // processes queue for the lock instead of failing with SQLITE_BUSY.
 //

@@ -50,10 +50,15 @@ type Registry struct {
 
 // Open opens (creating, with mode 0600, and migrating) the registry at path,
 // usually $BINKY_HOME/binky.db. A database whose schema is newer than this
-// binary's is refused with ErrNewerSchema, naming both versions; one of
-// another application with ErrNotRegistry.
+// binary's is refused with ErrNewerSchema, naming both versions; a file that
+// is not SQLite, or is another program's database, with ErrNotRegistry. A
+// refused file is checked before anything writes to it, and is left
+// byte for byte as it was.
 func Open(ctx context.Context, path string) (*Registry, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open registry %s: %w", path, err)
+	}
+	if err := inspect(path); err != nil {
 		return nil, fmt.Errorf("open registry %s: %w", path, err)
 	}
 	// Create the file ourselves so it (and the -wal and -shm files SQLite
@@ -121,22 +126,37 @@ func migrate(ctx context.Context, path string) error {
 	return checkVersion(conn)
 }
 
+// checkVersion is inspect's check made through an open connection, which
+// sees what the -wal file holds too.
 func checkVersion(conn *sqlite.Conn) error {
 	appID, err := pragmaInt(conn, "application_id")
 	if err != nil {
 		return err
 	}
-	if appID != 0 && appID != AppID {
-		return fmt.Errorf("%w: its application_id is %#x, Binky's is %#x; move it aside or set BINKY_HOME to another directory", ErrNotRegistry, appID, AppID)
+	switch appID {
+	case AppID:
+	case 0:
+		var names []string
+		err := sqlitex.ExecuteTransient(conn, "SELECT name FROM sqlite_master ORDER BY rowid;", &sqlitex.ExecOptions{
+			ResultFunc: func(stmt *sqlite.Stmt) error {
+				names = append(names, stmt.ColumnText(0))
+				return nil
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("read schema: %w", err)
+		}
+		if err := foreignSchema(names); err != nil {
+			return err
+		}
+	default:
+		return foreignID(appID)
 	}
 	v, err := pragmaInt(conn, "user_version")
 	if err != nil {
 		return err
 	}
-	if v > SchemaVersion {
-		return fmt.Errorf("%w: its schema version is %d, this binky's is %d; upgrade binky, or set BINKY_HOME to another directory", ErrNewerSchema, v, SchemaVersion)
-	}
-	return nil
+	return newerCheck(v)
 }
 
 func pragmaInt(conn *sqlite.Conn, name string) (int32, error) {

@@ -8,7 +8,7 @@ const AppID int32 = 0x424b5944
 
 // SchemaVersion is the schema version this binary writes: the number of
 // migrations. A test keeps it equal to len(migrations()).
-const SchemaVersion int32 = 2
+const SchemaVersion int32 = 3
 
 // migrations are applied in order; user_version counts those applied. Only
 // ever append (and raise SchemaVersion).
@@ -98,6 +98,13 @@ END;
 		`
 ALTER TABLE services ADD COLUMN spec TEXT NOT NULL DEFAULT '';
 ALTER TABLE worktrees ADD COLUMN secrets TEXT NOT NULL DEFAULT '[]';
+`,
+		// 3: which slice an adapter service owns, and through which adapter,
+		// recorded before the slice is made: remove destroys exactly what up
+		// made, even after binky.toml changed or an up failed halfway.
+		`
+ALTER TABLE services ADD COLUMN slice TEXT NOT NULL DEFAULT '';
+ALTER TABLE services ADD COLUMN adapter TEXT NOT NULL DEFAULT '';
 `,
 	}
 }

@@ -27,6 +27,10 @@ const (
 	ServiceFailed      = "failed"
 	ServiceLost        = "lost"
 	ServiceProvisioned = "provisioned"
+	// ServiceProvisioning marks a slice whose making began and has not
+	// finished (its migrate failed, say): it exists or may exist on the
+	// server, so remove destroys it, and up builds it again.
+	ServiceProvisioning = "provisioning"
 )
 
 // processGone lists the states in which a service has no process: entering
@@ -67,10 +71,14 @@ type Service struct {
 	// Spec is the supervisor's run spec of a cmd service (JSON), so a later
 	// daemon can re-adopt or restart it. Set by SetServiceSpec.
 	Spec string
+	// Slice and Adapter name an adapter service's slice and the adapter
+	// that made it, recorded before the slice is made. UpsertService keeps
+	// the recorded ones when s leaves them empty.
+	Slice, Adapter string
 }
 
 const serviceSelect = `SELECT worktree_id, name, kind, state, pid, pgid, start_time,
-	ports, url, address, vals, restarts, last_exit_code, last_error, updated_at, spec
+	ports, url, address, vals, restarts, last_exit_code, last_error, updated_at, spec, slice, adapter
 FROM services
 `
 
@@ -89,6 +97,8 @@ func scanService(stmt *sqlite.Stmt) (*Service, error) {
 		LastError:  stmt.ColumnText(13),
 		UpdatedAt:  fromUnixNano(stmt.ColumnInt64(14)),
 		Spec:       stmt.ColumnText(15),
+		Slice:      stmt.ColumnText(16),
+		Adapter:    stmt.ColumnText(17),
 	}
 	if !stmt.ColumnIsNull(12) {
 		c := stmt.ColumnInt(12)
@@ -157,16 +167,18 @@ func (r *Registry) UpsertService(ctx context.Context, s *Service) error {
 	err = r.write(ctx, func(conn *sqlite.Conn) error {
 		return execute(conn, `INSERT INTO services
 	(worktree_id, name, kind, state, pid, pgid, start_time, ports, url, address,
-	 vals, restarts, last_exit_code, last_error, updated_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+	 vals, restarts, last_exit_code, last_error, updated_at, slice, adapter)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
 ON CONFLICT (worktree_id, name) DO UPDATE SET
 	kind = excluded.kind, ports = excluded.ports, url = excluded.url,
 	address = excluded.address, vals = excluded.vals,
+	slice = CASE WHEN excluded.slice = '' THEN slice ELSE excluded.slice END,
+	adapter = CASE WHEN excluded.adapter = '' THEN adapter ELSE excluded.adapter END,
 	state = CASE WHEN excluded.state = '' THEN state ELSE excluded.state END,
 	updated_at = excluded.updated_at`, nil,
 			s.WorktreeID, s.Name, s.Kind, s.State, s.PID, s.PGID, int64(s.StartTime),
 			ports, s.URL, s.Address, vals, s.Restarts, nullableInt(s.LastExitCode),
-			s.LastError, r.now().UnixNano())
+			s.LastError, r.now().UnixNano(), s.Slice, s.Adapter)
 	})
 	if err != nil {
 		return fmt.Errorf("record service %q of worktree #%d: %w", s.Name, s.WorktreeID, err)

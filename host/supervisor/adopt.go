@@ -14,7 +14,7 @@ import (
 // belongs to another process is marked lost and never signalled. A process
 // that died while no daemon watched is reported as exited (exit code
 // unknown) and its restart policy applied once: on-failure and always start
-// it again.
+// it again, unless the record says NoRestart.
 func (s *Supervisor) Adopt(ctx context.Context, recs []Record) []AdoptResult {
 	out := make([]AdoptResult, 0, len(recs))
 	for _, rec := range recs {
@@ -122,6 +122,9 @@ func (s *Supervisor) adoptDead(u *unit, spec Spec, rec Record) AdoptResult {
 	s.reapLeftovers(spec, rec.Pgid)
 	exit := Exit{Pid: rec.Pid, Code: -1, Err: "exited while the daemon was down (exit status unknown)"}
 	dec, failures := s.policy.Decide(0, spec.Restart, exit, s.jitter())
+	if rec.NoRestart {
+		dec.Restart = false
+	}
 	exit.State = stateAfter(dec, exit)
 	if dec.Restart {
 		exit.State = StateStarting

@@ -70,7 +70,16 @@ func groupAlive(pgid int) bool {
 // markedProcesses lists the live processes whose environment carries
 // MarkerEnv=value, except this process.
 func markedProcesses(value string) []int {
-	needle := []byte(MarkerEnv + "=" + value + "\x00")
+	return markedWith([]byte(MarkerEnv + "=" + value + "\x00"))
+}
+
+// markedPrefix lists the live processes whose marker value starts with
+// prefix, except this process.
+func markedPrefix(prefix string) []int {
+	return markedWith([]byte(MarkerEnv + "=" + prefix))
+}
+
+func markedWith(needle []byte) []int {
 	self := os.Getpid()
 	var pids []int
 	for _, pid := range allPids() {

@@ -76,6 +76,8 @@ func groupMembers(int) []int { return nil }
 
 func markedProcesses(string) []int { return nil }
 
+func markedPrefix(string) []int { return nil }
+
 type pidWatch struct{}
 
 func openPidWatch(int) (*pidWatch, error) { return nil, errNoProc }

@@ -57,6 +57,9 @@ type Record struct {
 	Pid       int
 	Pgid      int
 	StartTime uint64 // /proc/<pid>/stat field 22 on Linux; 0 where unknown
+	// NoRestart adopts a live process but never restarts a dead one: its
+	// world is not meant to be up (down, failed, being removed).
+	NoRestart bool
 }
 
 // Exit describes how a process ended and what the service does next.

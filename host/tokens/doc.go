@@ -9,5 +9,10 @@
 // not in the map, and any malformed ${ sequence, is left byte for byte as
 // written, so tokens owned by other tooling survive.
 //
+// RenderShell (shell.go) is the rendering for strings that `sh -c` runs: a
+// small lexer of POSIX quoting puts a quoted reference to an environment
+// variable where each token was, and returns the variables, so a value is
+// data to the shell and never code.
+//
 // The package imports only the standard library; package config imports it.
 package tokens

@@ -78,6 +78,57 @@ func (r *Repo) Head(ctx context.Context, path string) (commit string, isDirty bo
 	return wt.Head, len(changes) > 0, nil
 }
 
+// CheckRemove says whether Remove(path, force) would refuse, without
+// changing anything: the same checks, in the same order, with the same
+// errors. A caller that must destroy other things along with the worktree
+// asks first, so a refusal leaves everything as it was. nil also means the
+// worktree is already gone.
+func (r *Repo) CheckRemove(ctx context.Context, path string, force bool) error {
+	unlock, err := r.lock(ctx, false)
+	if err != nil {
+		return fmt.Errorf("remove worktree %s: %w", path, err)
+	}
+	defer unlock()
+	_, gone, err := r.removable(ctx, path, force)
+	if gone {
+		return nil
+	}
+	return err
+}
+
+// removable looks path up and applies Remove's refusals. gone reports a
+// path that is neither a worktree nor an existing directory.
+func (r *Repo) removable(ctx context.Context, path string, force bool) (wt Worktree, gone bool, err error) {
+	wt, err = r.lookup(ctx, path)
+	if errors.Is(err, ErrNotWorktree) {
+		if _, statErr := os.Stat(path); errors.Is(statErr, fs.ErrNotExist) {
+			return wt, true, nil
+		}
+	}
+	if err != nil {
+		return wt, false, fmt.Errorf("remove worktree %s: %w", path, err)
+	}
+	if samePath(wt.Path, r.Root) {
+		return wt, false, fmt.Errorf("remove worktree %s: it is the main worktree of the repository, which binky never removes", path)
+	}
+	if wt.Prunable {
+		return wt, false, nil
+	}
+	if wt.Locked && !force {
+		return wt, false, fmt.Errorf("remove worktree %s: it is locked (git worktree lock); unlock it (git worktree unlock %s) or remove with --force", path, wt.Path)
+	}
+	if !force {
+		changes, err := dirty(ctx, wt.Path)
+		if err != nil {
+			return wt, false, fmt.Errorf("remove worktree %s: %w", path, err)
+		}
+		if len(changes) > 0 {
+			return wt, false, &DirtyError{Path: wt.Path, Changes: changes}
+		}
+	}
+	return wt, false, nil
+}
+
 // Remove deletes the worktree at path and its registration; the branch
 // stays. It refuses the main worktree, and a worktree with uncommitted
 // changes (a *DirtyError listing them) unless force, which also overrides
@@ -91,35 +142,18 @@ func (r *Repo) Remove(ctx context.Context, path string, force bool) error {
 		return fmt.Errorf("remove worktree %s: %w", path, err)
 	}
 	defer unlock()
-	wt, err := r.lookup(ctx, path)
-	if errors.Is(err, ErrNotWorktree) {
-		if _, statErr := os.Stat(path); errors.Is(statErr, fs.ErrNotExist) {
-			return nil
-		}
+	wt, gone, err := r.removable(ctx, path, force)
+	if gone {
+		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("remove worktree %s: %w", path, err)
-	}
-	if samePath(wt.Path, r.Root) {
-		return fmt.Errorf("remove worktree %s: it is the main worktree of the repository, which binky never removes", path)
+		return err
 	}
 	if wt.Prunable {
 		if _, err := git(ctx, r.Root, "worktree", "prune"); err != nil {
 			return fmt.Errorf("remove worktree %s, whose directory is gone: %w", path, err)
 		}
 		return nil
-	}
-	if wt.Locked && !force {
-		return fmt.Errorf("remove worktree %s: it is locked (git worktree lock); unlock it or remove with --force", path)
-	}
-	if !force {
-		changes, err := dirty(ctx, wt.Path)
-		if err != nil {
-			return fmt.Errorf("remove worktree %s: %w", path, err)
-		}
-		if len(changes) > 0 {
-			return &DirtyError{Path: wt.Path, Changes: changes}
-		}
 	}
 	args := []string{"worktree", "remove"}
 	if force {

@@ -32,10 +32,10 @@ func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 		err = checkSlice("source", req.Source)
 	}
 	if err != nil {
-		return nil, fail(op, adminPassword(req.AdminURL), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	if err := clone(ctx, s, names.MySQL(req.Source)); err != nil {
-		return nil, fail(op, password(s), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.CloneResponse{Method: MethodTableCopy}, nil
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -90,19 +92,26 @@ type admin struct {
 // parseAdmin reads an admin_url: mysql:// or mariadb:// URL
 // (mysql://user:password@host:port/?param=value, or ?socket=/path with no
 // host for a Unix socket), or a go-sql-driver DSN. Its errors never quote
-// the input, which may hold a password.
+// the input, which may hold a password, nor a piece of the password
+// (net/url and the driver quote pieces of what they could not parse).
+//
+// What it accepts, sliceURL turns into a mysql:// URL that parseAdmin
+// reads back to the same server and credentials.
 func parseAdmin(raw string) (*admin, error) {
 	if raw == "" {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "no admin_url: set the service's admin_url to a URL like mysql://root@127.0.0.1:3306/")
+		return nil, invalid(raw, "no admin_url: set the service's admin_url to a URL like mysql://root@127.0.0.1:3306/")
 	}
 	if !strings.Contains(raw, "://") {
 		cfg, err := mysql.ParseDSN(raw)
 		if err != nil {
-			return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is neither a mysql:// URL nor a go-sql-driver DSN: %s", scrubText(err.Error(), dsnPassword(raw)))
+			return nil, invalid(raw, "admin_url is neither a mysql:// URL nor a go-sql-driver DSN: %v", err)
 		}
 		cfg.DBName = ""
+		if cfg.User == "" && cfg.Passwd != "" {
+			return nil, invalid(raw, errNoUser)
+		}
 		if err := checkAddr(cfg.Net, cfg.Addr); err != nil {
-			return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url: %v", err)
+			return nil, invalid(raw, "admin_url: %v", err)
 		}
 		return &admin{cfg: cfg}, nil
 	}
@@ -112,35 +121,41 @@ func parseAdmin(raw string) (*admin, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error quotes the whole URL, password included
 		}
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is not a URL: %v", err)
+		return nil, invalid(raw, "admin_url is not a URL: %v%s", err, sdk.URLParseHint)
 	}
 	switch u.Scheme {
 	case "mysql", "mariadb", "percona":
 	default:
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url must start with mysql:// or mariadb://; got scheme %q", u.Scheme)
+		return nil, invalid(raw, "admin_url must start with mysql:// or mariadb://; got scheme %q", u.Scheme)
 	}
 	if u.Opaque != "" {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url must be mysql://[user[:password]@]host[:port]/")
+		return nil, invalid(raw, "admin_url must be mysql://[user[:password]@]host[:port]/")
+	}
+	if strings.Contains(raw, "#") {
+		return nil, invalid(raw, "admin_url has a '#' (the start of a URL fragment, which no server reads); percent-encode a '#' in the user or password as %%23")
 	}
 	q := u.Query()
 	socket := q.Get("socket")
 	q.Del("socket")
 	cfg, err := mysql.ParseDSN("/?" + q.Encode())
 	if err != nil {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url has a parameter the mysql driver refuses: %s", scrub(err.Error(), u))
+		return nil, invalid(raw, "admin_url has a parameter the mysql driver refuses: %v", err)
 	}
 	if u.User != nil {
 		cfg.User = u.User.Username()
 		cfg.Passwd, _ = u.User.Password()
+		if cfg.User == "" && cfg.Passwd != "" {
+			return nil, invalid(raw, errNoUser)
+		}
 	}
 	switch {
 	case socket != "":
 		if u.Host != "" {
-			return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url names both a host and ?socket=; use mysql://user@/?socket=/path for a Unix socket")
+			return nil, invalid(raw, "admin_url names both a host and ?socket=; use mysql://user@/?socket=/path for a Unix socket")
 		}
 		cfg.Net, cfg.Addr = "unix", socket
 	case u.Hostname() == "":
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url has no host: use mysql://user@127.0.0.1:3306/")
+		return nil, invalid(raw, "admin_url has no host: use mysql://user@127.0.0.1:3306/")
 	default:
 		port := u.Port()
 		if port == "" {
@@ -151,9 +166,13 @@ func parseAdmin(raw string) (*admin, error) {
 	return &admin{cfg: cfg, url: u}, nil
 }
 
+// errNoUser refuses a password without a user, which the slice's DSN
+// could not carry.
+const errNoUser = "admin_url has a password but no user; name the user: mysql://root:password@host:3306/"
+
 // checkAddr accepts a DSN's network and address when a mysql:// URL can
-// carry them: TCP to a host name or IP literal and a numeric port, or a
-// Unix socket path.
+// carry them: TCP to a host name, an IPv4 address or a bracketed IPv6
+// address, and a port of 1 to 65535; or a Unix socket path.
 func checkAddr(network, addr string) error {
 	switch network {
 	case "unix":
@@ -169,17 +188,23 @@ func checkAddr(network, addr string) error {
 	if err != nil {
 		return fmt.Errorf("the DSN's address is not host:port: %w", err)
 	}
-	for _, c := range port {
-		if c < '0' || c > '9' {
-			return fmt.Errorf("the DSN's port %q is not a number", port)
-		}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || strings.TrimLeft(port, "0123456789") != "" {
+		return fmt.Errorf("the DSN's port %q is not a number from 1 to 65535", port)
 	}
 	if host == "" {
 		return errors.New("the DSN's address has no host")
 	}
+	if strings.HasPrefix(addr, "[") {
+		// net.SplitHostPort took the brackets off: an IPv6 address, no zone
+		// (a URL would need it written %25).
+		if ip, err := netip.ParseAddr(host); err != nil || !ip.Is6() || ip.Zone() != "" {
+			return fmt.Errorf("the DSN's host [%s] is not an IPv6 address", host)
+		}
+		return nil
+	}
 	for _, c := range host {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune(".-_:%", c)) {
-			return fmt.Errorf("the DSN's host %q is not a host name or IP address", host)
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return fmt.Errorf("the DSN's host %q is not a host name or IPv4 address (write an IPv6 address in brackets)", host)
 		}
 	}
 	return nil
@@ -217,27 +242,8 @@ func (a *admin) sliceDSN(db string) string {
 	return c.FormatDSN()
 }
 
-// password is the admin's password, for scrubbing messages.
-func (a *admin) password() string { return a.cfg.Passwd }
-
-// dsnPassword is a best-effort read of the password of a DSN or URL that
-// did not parse: what lies between the first ':' after any scheme and the
-// last '@'.
-func dsnPassword(dsn string) string {
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		dsn = dsn[i+3:]
-	}
-	at := strings.LastIndex(dsn, "@")
-	if at < 0 {
-		return ""
-	}
-	if colon := strings.Index(dsn[:at], ":"); colon >= 0 {
-		return dsn[colon+1 : at]
-	}
-	return ""
+// invalid is an invalid-request error about the admin URL raw, with
+// every password of raw, whole or in pieces, scrubbed out.
+func invalid(raw, format string, args ...any) error {
+	return sdk.Errorf(sdk.CodeInvalid, "%s", sdk.ScrubAdmin(fmt.Sprintf(format, args...), raw))
 }
-
-func scrub(msg string, u *url.URL) string { return sdk.ScrubURL(msg, u) }
-
-// scrubText removes a password from a message, plain and escaped.
-func scrubText(msg, pw string) string { return sdk.Scrub(msg, pw) }

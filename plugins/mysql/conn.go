@@ -37,7 +37,7 @@ func (m *MySQL) server(raw string) (*server, error) {
 	}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url: %s", scrubText(err.Error(), a.password()))
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url: %s", sdk.ScrubAdmin(err.Error(), raw))
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(4)
@@ -80,14 +80,15 @@ func errNumber(err error) uint16 {
 }
 
 // fail turns err into the reply's *sdk.Error: "<op>: <cause>" with the
-// code its cause deserves and the admin password scrubbed out.
-func fail(op, password string, err error) error {
+// code its cause deserves and every password of the admin URL raw (as the
+// request gave it, parsed or not) scrubbed out.
+func fail(op, raw string, err error) error {
 	var se *sdk.Error
 	if errors.As(err, &se) {
-		return &sdk.Error{Code: se.Code, Message: scrubText(op+": "+se.Message, password)}
+		return &sdk.Error{Code: se.Code, Message: sdk.ScrubAdmin(op+": "+se.Message, raw)}
 	}
 	code := classify(err)
-	return &sdk.Error{Code: code, Message: scrubText(op+": "+err.Error(), password) + hint(code)}
+	return &sdk.Error{Code: code, Message: sdk.ScrubAdmin(op+": "+err.Error()+hint(code), raw)}
 }
 
 // classify picks the reply code of a driver error.

@@ -66,19 +66,12 @@ func checkSlice(what, s string) error {
 	return nil
 }
 
-func password(s *slice) string {
-	if s == nil {
-		return ""
-	}
-	return s.srv.admin.password()
-}
-
 // Provision creates the slice's database; one that exists is kept.
 func (m *MySQL) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision mysql slice %q", req.Slice)
 	s, err := m.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminPassword(req.AdminURL), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	stmt := "CREATE DATABASE IF NOT EXISTS " + s.q
 	if s.cfg.charset != "" {
@@ -87,10 +80,14 @@ func (m *MySQL) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.
 	if s.cfg.collation != "" {
 		stmt += " COLLATE " + s.cfg.collation
 	}
-	if _, err := s.srv.db.ExecContext(ctx, stmt); err != nil {
-		return nil, fail(op, password(s), fmt.Errorf("create database %s: %w", s.q, err))
+	var n int
+	if err := s.srv.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", s.db).Scan(&n); err != nil {
+		return nil, fail(op, req.AdminURL, fmt.Errorf("look for database %s: %w", s.q, err))
 	}
-	return &sdk.ProvisionResponse{}, nil
+	if _, err := s.srv.db.ExecContext(ctx, stmt); err != nil {
+		return nil, fail(op, req.AdminURL, fmt.Errorf("create database %s: %w", s.q, err))
+	}
+	return sdk.Provisioned(n > 0), nil
 }
 
 // Resolve answers mysql://user:password@host:port/<database> with the
@@ -99,7 +96,7 @@ func (m *MySQL) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.Resolv
 	op := fmt.Sprintf("resolve mysql slice %q", req.Slice)
 	s, err := m.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminPassword(req.AdminURL), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	a := s.srv.admin
 	return &sdk.ResolveResponse{
@@ -113,21 +110,12 @@ func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 	op := fmt.Sprintf("destroy mysql slice %q", req.Slice)
 	s, err := m.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminPassword(req.AdminURL), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	if _, err := s.srv.db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+s.q); err != nil {
-		return nil, fail(op, password(s), fmt.Errorf("drop database %s: %w", s.q, err))
+		return nil, fail(op, req.AdminURL, fmt.Errorf("drop database %s: %w", s.q, err))
 	}
 	return &sdk.DestroyResponse{}, nil
-}
-
-// adminPassword is the password of an admin URL that may not parse, for
-// scrubbing.
-func adminPassword(raw string) string {
-	if a, err := parseAdmin(raw); err == nil {
-		return a.password()
-	}
-	return dsnPassword(raw)
 }
 
 // Close closes every pool the adapter opened. sdk.Run does not call it

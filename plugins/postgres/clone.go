@@ -36,11 +36,11 @@ func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.Clone
 		err = checkSlice("source", req.Source)
 	}
 	if err != nil {
-		return nil, fail(op, adminURL(&req.Target), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	method, err := p.clone(ctx, s, req.Slice, names.Postgres(req.Source))
 	if err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.CloneResponse{Method: method}, nil
 }

@@ -67,10 +67,11 @@ func parseConfig(m map[string]any) (config, error) {
 }
 
 // parseAdminURL checks that raw is a postgres:// or postgresql:// URL. Its
-// errors never quote raw, which may hold a password.
+// errors never quote raw, which may hold a password, nor a piece of its
+// password (net/url quotes pieces of what it could not parse).
 func parseAdminURL(raw string) (*url.URL, error) {
 	if raw == "" {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "no admin_url: set the service's admin_url to a URL like postgres://postgres@127.0.0.1:5432/postgres")
+		return nil, invalid(raw, "no admin_url: set the service's admin_url to a URL like postgres://postgres@127.0.0.1:5432/postgres")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -78,35 +79,54 @@ func parseAdminURL(raw string) (*url.URL, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error quotes the whole URL, password included
 		}
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is not a URL: %v", err)
+		return nil, invalid(raw, "admin_url is not a URL: %v%s", err, sdk.URLParseHint)
 	}
 	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url must start with postgres:// or postgresql://; got scheme %q", u.Scheme)
+		return nil, invalid(raw, "admin_url must start with postgres:// or postgresql://; got scheme %q", u.Scheme)
 	}
-	if u.Opaque != "" {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url must be postgres://[user[:password]@]host[:port]/[database]")
+	if u.Opaque != "" || !strings.HasPrefix(strings.ToLower(raw), u.Scheme+"://") {
+		return nil, invalid(raw, "admin_url must be postgres://[user[:password]@]host[:port]/[database]")
+	}
+	if strings.Contains(raw, "#") {
+		return nil, invalid(raw, "admin_url has a '#' (the start of a URL fragment, which no server reads); percent-encode a '#' in the user or password as %%23")
 	}
 	return u, nil
 }
 
 // sliceURL is the admin URL with the database replaced by db and, when
 // user is set, the credentials replaced by user. Query parameters that
-// would override either are dropped.
+// would override either are dropped; the others are kept as written, so
+// pgx reads them back as it read the admin URL's.
 func sliceURL(admin *url.URL, db string, user *url.Userinfo) string {
 	u := *admin
 	u.Path = "/" + db
 	u.RawPath = ""
-	q := u.Query()
-	q.Del("dbname")
-	q.Del("database")
+	drop := []string{"dbname", "database"}
 	if user != nil {
 		u.User = user
-		q.Del("user")
-		q.Del("password")
-		q.Del("passfile")
+		drop = append(drop, "user", "password", "passfile")
 	}
-	u.RawQuery = q.Encode()
+	u.RawQuery = dropParams(u.RawQuery, drop)
 	return u.String()
+}
+
+// dropParams removes the parameters named in drop from a raw query and
+// keeps every other one byte for byte.
+func dropParams(rawQuery string, drop []string) string {
+	var keep []string
+	for _, kv := range strings.Split(rawQuery, "&") {
+		if kv == "" {
+			continue
+		}
+		k, _, _ := strings.Cut(kv, "=")
+		qk, _ := url.QueryUnescape(k)
+		pk, _ := url.PathUnescape(k)
+		if slices.Contains(drop, k) || slices.Contains(drop, qk) || slices.Contains(drop, pk) {
+			continue
+		}
+		keep = append(keep, kv)
+	}
+	return strings.Join(keep, "&")
 }
 
 // describeValue names a config value for an error message.
@@ -127,4 +147,10 @@ func quoteAll(ss []string) []string {
 		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
+}
+
+// invalid is an invalid-request error about the admin URL raw, with every
+// password of raw, whole or in pieces, scrubbed out.
+func invalid(raw, format string, args ...any) error {
+	return sdk.Errorf(sdk.CodeInvalid, "%s", sdk.ScrubAdmin(fmt.Sprintf(format, args...), raw))
 }

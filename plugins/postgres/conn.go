@@ -39,7 +39,7 @@ func (p *Postgres) server(raw string) (*server, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(raw)
 	if err != nil {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is not a valid postgres URL: %s", scrub(err.Error(), u))
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is not a valid postgres URL: %s", scrub(err.Error(), raw))
 	}
 	cfg.MaxConns = 4
 	cfg.MinConns = 0
@@ -49,7 +49,7 @@ func (p *Postgres) server(raw string) (*server, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
-		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url: %s", scrub(err.Error(), u))
+		return nil, sdk.Errorf(sdk.CodeInvalid, "admin_url: %s", scrub(err.Error(), raw))
 	}
 	s := &server{url: u, pool: pool}
 	p.servers[raw] = s
@@ -127,13 +127,14 @@ func pgCode(err error) string {
 }
 
 // fail turns err into the reply's *sdk.Error: "<op>: <cause>" with the
-// code its cause deserves and the admin URL's password scrubbed out.
-func fail(op string, admin *url.URL, err error) error {
+// code its cause deserves and every password of the admin URL raw (as the
+// request gave it, parsed or not) scrubbed out.
+func fail(op, raw string, err error) error {
 	var se *sdk.Error
 	if errors.As(err, &se) {
-		return &sdk.Error{Code: se.Code, Message: scrub(op+": "+se.Message, admin)}
+		return &sdk.Error{Code: se.Code, Message: scrub(op+": "+se.Message, raw)}
 	}
-	msg := scrub(op+": "+err.Error(), admin)
+	msg := scrub(op+": "+err.Error(), raw)
 	return &sdk.Error{Code: classify(err), Message: msg + hint(classify(err))}
 }
 
@@ -168,5 +169,6 @@ func hint(c sdk.Code) string {
 	return ""
 }
 
-// scrub removes the admin URL's password from a message.
-func scrub(msg string, admin *url.URL) string { return sdk.ScrubURL(msg, admin) }
+// scrub removes every password of the admin URL raw from a message, also
+// pieces of it that a parse error quotes (sdk.ScrubAdmin).
+func scrub(msg, raw string) string { return sdk.ScrubAdmin(msg, raw) }

@@ -62,37 +62,34 @@ func checkSlice(what, s string) error {
 	return nil
 }
 
-// adminURL is the parsed admin URL for scrubbing errors, or nil.
-func adminURL(t *sdk.Target) *url.URL {
-	u, _ := url.Parse(t.AdminURL)
-	return u
-}
-
 // Provision creates the slice's database, and with owner_role its role,
 // which then owns the database alone. What exists already is kept.
 func (p *Postgres) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision postgres slice %q", req.Slice)
 	s, err := p.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminURL(&req.Target), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
-	if err := p.provision(ctx, s, req.Slice); err != nil {
-		return nil, fail(op, s.srv.url, err)
+	existed, err := p.provision(ctx, s, req.Slice)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
 	}
-	return &sdk.ProvisionResponse{}, nil
+	return sdk.Provisioned(existed), nil
 }
 
-func (p *Postgres) provision(ctx context.Context, s *slice, sliceName string) error {
+// provision makes the slice's database (and owner role) exist and reports
+// whether the database was there already.
+func (p *Postgres) provision(ctx context.Context, s *slice, sliceName string) (bool, error) {
 	owner := ""
 	if s.cfg.ownerRole {
 		if err := p.ensureRole(ctx, s.srv, s.db, sliceName); err != nil {
-			return err
+			return false, err
 		}
 		owner = s.db
 	}
 	exists, err := dbExists(ctx, s.srv.pool, s.db)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !exists {
 		stmt := "CREATE DATABASE " + ident(s.db)
@@ -100,13 +97,13 @@ func (p *Postgres) provision(ctx context.Context, s *slice, sliceName string) er
 			stmt += " OWNER " + ident(owner)
 		}
 		if _, err := s.srv.pool.Exec(ctx, stmt); err != nil && pgCode(err) != codeDuplicateDatabase {
-			return fmt.Errorf("create database %q: %w", s.db, err)
+			return false, fmt.Errorf("create database %q: %w", s.db, err)
 		}
 	}
 	if owner != "" {
-		return fence(ctx, s.srv.pool, s.db, owner)
+		return exists, fence(ctx, s.srv.pool, s.db, owner)
 	}
-	return nil
+	return exists, nil
 }
 
 // fence makes role the owner of db and the only non-superuser who may
@@ -135,7 +132,7 @@ func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.R
 	op := fmt.Sprintf("resolve postgres slice %q", req.Slice)
 	s, err := p.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminURL(&req.Target), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	values := map[string]string{"database": s.db}
 	if !s.cfg.ownerRole {
@@ -143,7 +140,7 @@ func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.R
 	}
 	pw, err := p.resetPassword(ctx, s.srv, s.db, req.Slice)
 	if err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	values["user"] = s.db
 	return &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, url.UserPassword(s.db, pw)), Values: values}, nil
@@ -155,13 +152,13 @@ func (p *Postgres) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.D
 	op := fmt.Sprintf("destroy postgres slice %q", req.Slice)
 	s, err := p.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminURL(&req.Target), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	if err := p.dropDatabase(ctx, s.srv, s.db); err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	if err := dropRole(ctx, s.srv.pool, s.db); err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.DestroyResponse{}, nil
 }

@@ -2,6 +2,7 @@ package redisadapter
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ type server struct {
 // valkeys:// or unix://. Its errors never quote it: it may hold a password.
 func parseAdminURL(raw string) (*url.URL, *goredis.Options, error) {
 	if raw == "" {
-		return nil, nil, sdk.Errorf(sdk.CodeInvalid, "no admin_url: set the service's admin_url to a URL like redis://127.0.0.1:6379/0")
+		return nil, nil, invalid(raw, "no admin_url: set the service's admin_url to a URL like redis://127.0.0.1:6379/0")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -34,7 +35,7 @@ func parseAdminURL(raw string) (*url.URL, *goredis.Options, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error quotes the whole URL, password included
 		}
-		return nil, nil, sdk.Errorf(sdk.CodeInvalid, "admin_url is not a URL: %v", err)
+		return nil, nil, invalid(raw, "admin_url is not a URL: %v%s", err, sdk.URLParseHint)
 	}
 	norm := *u
 	switch u.Scheme {
@@ -44,14 +45,20 @@ func parseAdminURL(raw string) (*url.URL, *goredis.Options, error) {
 	case "valkeys":
 		norm.Scheme = "rediss"
 	default:
-		return nil, nil, sdk.Errorf(sdk.CodeInvalid, "admin_url must start with redis://, rediss://, valkey:// or unix://; got scheme %q", u.Scheme)
+		return nil, nil, invalid(raw, "admin_url must start with redis://, rediss://, valkey:// or unix://; got scheme %q", u.Scheme)
 	}
-	if u.Opaque != "" {
-		return nil, nil, sdk.Errorf(sdk.CodeInvalid, "admin_url must be redis://[user:password@]host:port/db")
+	if u.Opaque != "" || !strings.HasPrefix(strings.ToLower(raw), u.Scheme+"://") {
+		return nil, nil, invalid(raw, "admin_url must be redis://[user:password@]host:port/db")
+	}
+	if u.Scheme == "unix" && u.Path == "" || u.Scheme != "unix" && u.Host == "" {
+		return nil, nil, invalid(raw, "admin_url names no server: use redis://127.0.0.1:6379/0, or unix:///path/to/redis.sock")
+	}
+	if strings.Contains(raw, "#") {
+		return nil, nil, invalid(raw, "admin_url has a '#' (the start of a URL fragment, which no server reads); percent-encode a '#' in the user or password as %%23")
 	}
 	opts, err := goredis.ParseURL(norm.String())
 	if err != nil {
-		return nil, nil, sdk.Errorf(sdk.CodeInvalid, "admin_url: %s", scrub(err.Error(), u))
+		return nil, nil, invalid(raw, "admin_url: %v", err)
 	}
 	return u, opts, nil
 }
@@ -93,14 +100,15 @@ func slicedURL(admin *url.URL, user *url.Userinfo) string {
 }
 
 // fail turns err into the reply's *sdk.Error: "<op>: <cause>" with the
-// code its cause deserves and the admin password scrubbed out.
-func fail(op string, admin *url.URL, err error) error {
+// code its cause deserves and every password of the admin URL raw (as the
+// request gave it, parsed or not) scrubbed out.
+func fail(op, raw string, err error) error {
 	var se *sdk.Error
 	if errors.As(err, &se) {
-		return &sdk.Error{Code: se.Code, Message: scrub(op+": "+se.Message, admin)}
+		return &sdk.Error{Code: se.Code, Message: sdk.ScrubAdmin(op+": "+se.Message, raw)}
 	}
 	code := classify(err)
-	return &sdk.Error{Code: code, Message: scrub(op+": "+err.Error(), admin) + hint(code)}
+	return &sdk.Error{Code: code, Message: sdk.ScrubAdmin(op+": "+err.Error()+hint(code), raw)}
 }
 
 // classify picks the reply code of a client error.
@@ -134,5 +142,8 @@ func hint(c sdk.Code) string {
 	return ""
 }
 
-// scrub removes the admin URL's password from a message.
-func scrub(msg string, admin *url.URL) string { return sdk.ScrubURL(msg, admin) }
+// invalid is an invalid-request error about the admin URL raw, with every
+// password of raw, whole or in pieces, scrubbed out.
+func invalid(raw, format string, args ...any) error {
+	return sdk.Errorf(sdk.CodeInvalid, "%s", sdk.ScrubAdmin(fmt.Sprintf(format, args...), raw))
+}

@@ -83,32 +83,26 @@ func checkSlice(what, s string) error {
 	return nil
 }
 
-// adminURL is the parsed admin URL for scrubbing errors, or nil.
-func adminURL(raw string) *url.URL {
-	u, _ := url.Parse(raw)
-	return u
-}
-
 // Provision makes the slice's ACL user, where ACLs are in use; otherwise it
 // checks that the server answers. Keys need no provisioning.
 func (r *Redis) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision redis slice %q", req.Slice)
 	s, err := r.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminURL(req.AdminURL), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	useACL, err := r.useACL(ctx, s)
 	if err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	if !useACL {
 		if err := s.srv.client.Ping(ctx).Err(); err != nil {
-			return nil, fail(op, s.srv.url, err)
+			return nil, fail(op, req.AdminURL, err)
 		}
 		return &sdk.ProvisionResponse{}, nil
 	}
 	if _, err := setUser(ctx, s); err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.ProvisionResponse{}, nil
 }
@@ -120,19 +114,19 @@ func (r *Redis) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 	op := fmt.Sprintf("resolve redis slice %q", req.Slice)
 	s, err := r.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminURL(req.AdminURL), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	values := map[string]string{"prefix": s.prefix}
 	useACL, err := r.useACL(ctx, s)
 	if err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	if !useACL {
 		return &sdk.ResolveResponse{Address: s.srv.url.String(), Values: values}, nil
 	}
 	pw, err := setUser(ctx, s)
 	if err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	values["user"] = s.user
 	return &sdk.ResolveResponse{Address: slicedURL(s.srv.url, url.UserPassword(s.user, pw)), Values: values}, nil
@@ -150,18 +144,18 @@ func (r *Redis) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 	op := fmt.Sprintf("destroy redis slice %q", req.Slice)
 	s, err := r.target(&req.Target)
 	if err != nil {
-		return nil, fail(op, adminURL(req.AdminURL), err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	if _, err := deleteKeys(ctx, s.srv, s.prefix); err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	useACL, err := r.useACL(ctx, s)
 	if err != nil {
-		return nil, fail(op, s.srv.url, err)
+		return nil, fail(op, req.AdminURL, err)
 	}
 	if useACL {
 		if err := s.srv.client.ACLDelUser(ctx, s.user).Err(); err != nil {
-			return nil, fail(op, s.srv.url, fmt.Errorf("delete ACL user %q: %w", s.user, err))
+			return nil, fail(op, req.AdminURL, fmt.Errorf("delete ACL user %q: %w", s.user, err))
 		}
 	}
 	return &sdk.DestroyResponse{}, nil

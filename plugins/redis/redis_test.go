@@ -306,7 +306,10 @@ func TestUserRules(t *testing.T) {
 }
 
 // FuzzParseAdminURL: an admin_url is refused with code invalid, or yields
-// an address that parses and carries the slice's user.
+// an address that parses and carries the slice's user, and both addresses
+// Resolve can answer (the admin URL without ACLs, the slice user's with)
+// round-trip through net/url, parseAdminURL and go-redis to the same
+// server and database.
 func FuzzParseAdminURL(f *testing.F) {
 	for _, s := range []string{
 		"redis://127.0.0.1:6379/0",
@@ -331,5 +334,6 @@ func FuzzParseAdminURL(f *testing.F) {
 		if err != nil || back.User.Username() != "p_main" {
 			t.Fatalf("address %q: %v, %v; want user p_main", out, back, err)
 		}
+		checkRoundTrip(t, raw)
 	})
 }

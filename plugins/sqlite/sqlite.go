@@ -36,10 +36,11 @@ func (*SQLite) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.P
 	if err := os.MkdirAll(loc.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("provision sqlite slice %q: create directory: %w", req.Slice, err)
 	}
+	_, statErr := os.Stat(path)
 	if err := provision(ctx, path); err != nil {
 		return nil, err
 	}
-	return &sdk.ProvisionResponse{}, nil
+	return sdk.Provisioned(statErr == nil), nil
 }
 
 func provision(ctx context.Context, path string) error {
@@ -75,13 +76,25 @@ func (*SQLite) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.Resolve
 
 // address is the slice's URL: sqlite:// then the absolute path with forward
 // slashes (sqlite:///home/me/x.db; sqlite:///C:/Users/me/x.db on Windows),
-// not percent-encoded, as SQLite tools read it.
+// as SQLite tools read it. Only the bytes that would end or break a URL's
+// path ('%', '?', '#' and control characters) are percent-encoded, so any
+// path parses back from the URL and an ordinary one reads as it is.
 func address(path string) string {
 	p := filepath.ToSlash(path)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
-	return "sqlite://" + p
+	var b strings.Builder
+	b.WriteString("sqlite://")
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '%' || c == '?' || c == '#' || c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // Destroy removes the slice's database file and its -wal, -shm and

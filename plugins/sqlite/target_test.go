@@ -1,6 +1,7 @@
 package sqliteadapter
 
 import (
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,6 +38,38 @@ func FuzzSlicePath(f *testing.F) {
 		}
 		if strings.ContainsAny(slice, "/\\\x00:") || strings.HasPrefix(slice, ".") {
 			t.Fatalf("path(%q) accepted a separator, NUL, colon or leading dot", slice)
+		}
+	})
+}
+
+// FuzzAddress: whatever directory a config names, the address Resolve
+// answers parses as a URL whose path is the slice file it also answers in
+// values["path"], and that file lies in the directory locate chose.
+func FuzzAddress(f *testing.F) {
+	for _, s := range []string{"slices", "a b/c", "50%/x", "q?x=1", "h#frag", "tab\there", "ü/ß"} {
+		f.Add(s)
+	}
+	base := f.TempDir()
+	f.Fuzz(func(t *testing.T, dir string) {
+		target := sdk.Target{Slice: "acme_main", Project: "acme", DataDir: base, Config: map[string]any{"dir": filepath.Join(base, dir)}}
+		res, err := New().Resolve(t.Context(), &sdk.ResolveRequest{Target: target})
+		if err != nil {
+			return
+		}
+		u, err := url.Parse(res.Address)
+		if err != nil {
+			t.Fatalf("address %q does not parse: %v", res.Address, err)
+		}
+		want := filepath.ToSlash(res.Values["path"])
+		if !strings.HasPrefix(want, "/") {
+			want = "/" + want
+		}
+		if u.Scheme != "sqlite" || u.Host != "" || u.Path != want {
+			t.Fatalf("address %q parses as scheme %q host %q path %q; want sqlite, no host, %q", res.Address, u.Scheme, u.Host, u.Path, want)
+		}
+		loc, err := locate(&target)
+		if err != nil || filepath.Dir(res.Values["path"]) != loc.dir {
+			t.Fatalf("path %q is not in the directory locate chose (%v, %v)", res.Values["path"], loc, err)
 		}
 	})
 }

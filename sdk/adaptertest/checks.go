@@ -95,22 +95,40 @@ func (r *runner) checkDescribe(ctx context.Context) (string, error) {
 	return detail, nil
 }
 
-// checkProvision: provisioning the same slice twice succeeds.
+// checkProvision: provisioning the same slice twice succeeds, and an
+// adapter that reports whether the slice existed says false, then true.
 func (r *runner) checkProvision(ctx context.Context) (string, error) {
+	var existed [2]*bool
 	for i := range 2 {
-		if err := r.provision(ctx, r.slice); err != nil {
+		res, err := r.provisionReply(ctx, r.slice)
+		if err != nil {
 			return "", fmt.Errorf("provision %s (attempt %d of 2): %w", r.slice, i+1, err)
 		}
+		existed[i] = res.Existed
 	}
-	return "slice " + r.slice + " provisioned twice", nil
+	switch {
+	case existed[0] == nil && existed[1] == nil:
+		return "slice " + r.slice + " provisioned twice (existed not reported)", nil
+	case existed[0] == nil || existed[1] == nil:
+		return "", fmt.Errorf("provision %s reported existed on one call and not the other; report it always or never", r.slice)
+	case *existed[0] || !*existed[1]:
+		return "", fmt.Errorf("provision %s reported existed=%v for a new slice and existed=%v the second time; want false, then true", r.slice, *existed[0], *existed[1])
+	}
+	return "slice " + r.slice + " provisioned twice (existed false, then true)", nil
 }
 
-func (r *runner) provision(ctx context.Context, slice string) error {
+func (r *runner) provisionReply(ctx context.Context, slice string) (*sdk.ProvisionResponse, error) {
 	ctx, cancel := r.call(ctx)
 	defer cancel()
 	r.made[slice] = true
-	_, err := client.Provision(ctx, r.bin, &sdk.ProvisionRequest{Header: r.header(), Target: r.target(slice)})
-	return err
+	res, err := client.Provision(ctx, r.bin, &sdk.ProvisionRequest{Header: r.header(), Target: r.target(slice)})
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = &sdk.ProvisionResponse{}
+	}
+	return res, nil
 }
 
 func (r *runner) resolve(ctx context.Context, slice string) (*sdk.ResolveResponse, error) {
@@ -309,6 +327,11 @@ func (r *runner) checkRPC(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("rpc %s: %w", s.call, err)
 		}
+		if s.call == sdk.CallProvision {
+			// The second provision finds the slice the first made: only
+			// existed may differ.
+			one, two = withoutExisted(one), withoutExisted(two)
+		}
 		if !bytes.Equal(one, two) {
 			return "", fmt.Errorf("%s %s: one-shot replied %s; rpc replied %s; want the same bytes",
 				s.call, client.Snippet([]byte(s.body)), client.Snippet(one), client.Snippet(two))
@@ -316,6 +339,24 @@ func (r *runner) checkRPC(ctx context.Context) (string, error) {
 	}
 	delete(r.made, slice)
 	return fmt.Sprintf("%d requests, same replies over both tiers", len(seq)), nil
+}
+
+// withoutExisted is a provision reply without its existed field, or the
+// reply as it is when it is not a JSON object.
+func withoutExisted(reply []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(reply, &m) != nil {
+		return reply
+	}
+	if _, ok := m["existed"]; !ok {
+		return reply
+	}
+	delete(m, "existed")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return reply
+	}
+	return b
 }
 
 func (r *runner) raw(ctx context.Context, c client.Caller, call, body string) ([]byte, error) {

@@ -7,7 +7,8 @@
 //     stdout. On a timeout, and after every call, the whole group is killed
 //     and the adapter reaped.
 //   - RPC: the same binary started by go-plugin (sdk.Handshake, net/rpc) and
-//     kept alive as a Session for a batch of calls.
+//     kept alive as a Session for a batch of calls, its socket in a
+//     directory of the Session's own that is removed when it ends.
 //
 // Both tiers carry byte-identical JSON requests and replies, validated by the
 // same rules. Errors name the binary, the call and, for a malformed reply,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,9 @@ type Session struct {
 	cmd    *exec.Cmd
 	rpc    *sdk.RPCClient
 	stderr *tail
+	// sockDir holds the adapter's go-plugin socket; removed once the
+	// adapter is dead, so even a killed adapter leaves no socket behind.
+	sockDir string
 
 	mu     sync.Mutex
 	closed error // non-nil once the session is unusable
@@ -47,8 +51,12 @@ func (b *Binary) StartRPC(ctx context.Context) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: not started: %w", label, err)
 	}
+	sockDir, err := os.MkdirTemp("", sdk.SocketDirPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("%s: create a directory for its socket: %w (is TMPDIR writable?)", label, err)
+	}
 	cmd := exec.Command(b.Path)
-	cmd.Env = b.env()
+	cmd.Env = append(b.env(), plugin.EnvUnixSocketDir+"="+sockDir)
 	ownGroup(cmd)
 	stderr := newTail(StderrLimit)
 	startTimeout := defaultStart
@@ -71,7 +79,7 @@ func (b *Binary) StartRPC(ctx context.Context) (*Session, error) {
 		SkipHostEnv:      true,
 		StartTimeout:     startTimeout,
 	})
-	s := &Session{bin: b, pc: pc, cmd: cmd, stderr: stderr}
+	s := &Session{bin: b, pc: pc, cmd: cmd, stderr: stderr, sockDir: sockDir}
 
 	// go-plugin holds the process while it waits for the handshake, so the
 	// start is bounded by StartTimeout (ctx's deadline), not by cancelling.
@@ -172,6 +180,7 @@ func (s *Session) shut(why error) {
 func (s *Session) kill() {
 	killGroup(s.cmd)
 	s.pc.Kill()
+	_ = os.RemoveAll(s.sockDir)
 }
 
 // Close ends the session: the adapter is asked to exit, its group killed
@@ -197,6 +206,7 @@ func (s *Session) Close() error {
 	}
 	// Children the adapter left in its group.
 	killGroup(s.cmd)
+	_ = os.RemoveAll(s.sockDir)
 	s.bin.handStderr(s.stderr.take())
 	return nil
 }

@@ -1,0 +1,181 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/binkyhq/binky/host/adapter"
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/golden"
+	"github.com/binkyhq/binky/sdk"
+)
+
+// opGolden lists golden templates, or drops them. Rebuild is a drop: the
+// next up (or reset) of a world whose key the template had builds it again
+// from that worktree's inputs, which is the only place its migrate and
+// seed can run.
+func (d *Daemon) opGolden(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.GoldenArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	store := d.goldenStore()
+	recs, err := store.List()
+	if err != nil {
+		d.log.Warn("list templates", "error", err)
+		s.progress("golden", "", "some template records could not be read: "+err.Error())
+	}
+	out := &api.GoldenResult{Templates: []api.GoldenTemplate{}}
+	switch a.Action {
+	case api.GoldenList, "":
+		live := d.liveWorlds(ctx)
+		for _, r := range recs {
+			if a.Project == "" || r.Project == a.Project {
+				out.Templates = append(out.Templates, d.templateInfo(r, live))
+			}
+		}
+		return out, nil
+	case api.GoldenDrop, api.GoldenRebuild:
+		sel, err := golden.Select(recs, a.Template, a.Project)
+		if err != nil {
+			return nil, errorf(api.CodeNotFound, "%v", err)
+		}
+		live := d.liveWorlds(ctx)
+		for _, r := range sel {
+			if err := d.dropTemplate(ctx, s, &a, r); err != nil {
+				return out, err
+			}
+			out.Templates = append(out.Templates, d.templateInfo(r, live))
+		}
+		return out, nil
+	}
+	return nil, errorf(api.CodeInvalid, "unknown golden action %q: use list, rebuild or drop", a.Action)
+}
+
+// liveWorlds is the set of recorded worlds, as project → worktree names.
+func (d *Daemon) liveWorlds(ctx context.Context) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	wts, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		d.log.Warn("list worlds", "error", err)
+		return out
+	}
+	for _, w := range wts {
+		if out[w.Project] == nil {
+			out[w.Project] = map[string]bool{}
+		}
+		out[w.Project][w.Name] = true
+	}
+	return out
+}
+
+// templateInfo is what the CLI shows of a template: the worlds cloned from
+// it that still exist, and its size where the adapter keeps files here.
+func (d *Daemon) templateInfo(r *golden.Record, live map[string]map[string]bool) api.GoldenTemplate {
+	t := api.GoldenTemplate{
+		Project: r.Project, Service: r.Service, CloneFrom: r.CloneFrom, Adapter: r.Adapter, Server: r.Server,
+		Name: r.Slice, Key: golden.Short(r.Key), Created: r.Created, LastUsed: r.LastUsed, Legacy: r.Legacy,
+		Size: golden.Size(d.goldenDataDir(r.Adapter), r.Slice),
+	}
+	for _, w := range r.Worlds {
+		if live[r.Project][w] {
+			t.Worlds = append(t.Worlds, w)
+		}
+	}
+	return t
+}
+
+// dropTemplate destroys one template through its adapter and forgets it.
+func (d *Daemon) dropTemplate(ctx context.Context, s *stream, a *api.GoldenArgs, r *golden.Record) error {
+	m := d.goldenLock(s, r.Service, r.Slice)
+	defer m.Unlock()
+	s.progress(a.Action, r.Service, r.Slice)
+	t, svc, found := d.templateTarget(ctx, a, r)
+	var opts []adapter.OpenOption
+	if svc != nil && svc.Timeout > 0 {
+		opts = append(opts, adapter.WithTimeout(svc.Timeout))
+	}
+	conn, err := d.adapter.Open(ctx, r.Adapter, opts...)
+	if err != nil {
+		return errorf(api.CodeInvalid, "drop template %q: %v", r.Slice, err)
+	}
+	_, err = conn.Destroy(ctx, &sdk.DestroyRequest{Target: t})
+	conn.Close()
+	if err != nil {
+		hint := ""
+		if !found {
+			hint = fmt.Sprintf(" (no binky.toml of project %s was found to reach its server: run binky golden %s inside one of its worktrees)", r.Project, a.Action)
+		}
+		return errorf(api.CodeFailed, "drop %s template %q: %v%s", r.Adapter, r.Slice, err, hint)
+	}
+	if err := d.goldenStore().Delete(r); err != nil {
+		return err
+	}
+	d.log.Info("template dropped", "template", r.Slice, "project", r.Project, "action", a.Action)
+	return nil
+}
+
+// templateTarget builds the adapter target of a template from the config
+// of its service: found in the caller's directory, the worktree that built
+// the template, or any world of the project, whichever first reaches the
+// server the template lives on. Without one, the target has no admin URL,
+// which is enough for adapters that keep files under data/.
+func (d *Daemon) templateTarget(ctx context.Context, a *api.GoldenArgs, r *golden.Record) (sdk.Target, *config.Service, bool) {
+	dirs := []string{a.Dir, r.Path}
+	if wts, err := d.reg.Worktrees(ctx); err == nil {
+		for _, w := range wts {
+			if w.Project == r.Project {
+				dirs = append(dirs, w.Path)
+			}
+		}
+	}
+	for _, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		p, err := config.Find(dir)
+		if err != nil {
+			continue
+		}
+		cfg, err := loadConfig(p)
+		if err != nil || cfg.Project.Name != r.Project {
+			continue
+		}
+		svc := templateService(cfg, r)
+		if svc == nil {
+			continue
+		}
+		root := filepath.Dir(p)
+		env, err := resolveEnv(cfg, root, a.Env)
+		if err != nil {
+			continue
+		}
+		for _, v := range env {
+			d.redact.Add(v)
+		}
+		w := &world{cfg: cfg, project: r.Project, path: root, env: env, slices: map[string]slice{}}
+		t := d.target(w, svc, r.Slice, w.coords())
+		if r.Server != "" && golden.Server(t.AdminURL) != r.Server {
+			continue
+		}
+		return t, svc, true
+	}
+	return sdk.Target{Slice: r.Slice, Project: r.Project, DataDir: d.goldenDataDir(r.Adapter)}, nil, false
+}
+
+// templateService is the adapter service of cfg that r was built for.
+func templateService(cfg *config.Config, r *golden.Record) *config.Service {
+	if svc := cfg.Services[r.Service]; svc != nil && svc.IsAdapter() && svc.Adapter == r.Adapter {
+		return svc
+	}
+	for _, name := range cfg.Order {
+		svc := cfg.Services[name]
+		if svc.IsAdapter() && svc.Adapter == r.Adapter && svc.CloneFrom == r.CloneFrom {
+			return svc
+		}
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package golden
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// MaxInputFiles bounds how many files the inputs of one service may match:
+// every up hashes them all.
+const MaxInputFiles = 20000
+
+// keyVersion starts every key, so a change to how keys are made never lets
+// an old template answer for a new key.
+const keyVersion = "binky-golden-2"
+
+// Spec is what a template is built from.
+type Spec struct {
+	Migrate, Seed string
+	Adapter       string
+	// AdminURL is the service's rendered admin URL; only its scheme, host
+	// and port count (Server), never its credentials.
+	AdminURL string
+	// Inputs are globs relative to the worktree root ("**" crosses
+	// directories). A glob that matches a directory covers every file
+	// under it.
+	Inputs []string
+}
+
+// Input is one file that joined a key, or a glob that matched nothing
+// (Path is the pattern, SHA256 is empty, NoMatch is true).
+type Input struct {
+	Path    string
+	SHA256  string
+	NoMatch bool
+}
+
+// Key is a template's identity.
+type Key struct {
+	// Sum is the hex SHA-256 over the spec and the inputs' content.
+	Sum    string
+	Inputs []Input
+}
+
+// Short is the first 8 hex digits of the key, the part shown and put in
+// template names.
+func (k Key) Short() string { return Short(k.Sum) }
+
+// Short is the first 8 hex digits of a key sum.
+func Short(sum string) string {
+	if len(sum) > 8 {
+		return sum[:8]
+	}
+	return sum
+}
+
+// Server is an admin URL reduced to scheme://host[:port]: which server a
+// template lives on, without credentials, path or options. An empty or
+// unparsable URL (file adapters have none) is "".
+func Server(admin string) string {
+	u, err := url.Parse(admin)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// KeyOf computes the key of spec for the worktree at root: the same
+// commands, adapter, server and input content give the same key, and a
+// change to any file the inputs match gives another.
+func KeyOf(spec Spec, root string) (Key, error) {
+	inputs, err := hashInputs(os.DirFS(root), spec.Inputs)
+	if err != nil {
+		return Key{}, err
+	}
+	h := sha256.New()
+	field := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	field(keyVersion)
+	field(spec.Migrate)
+	field(spec.Seed)
+	field(spec.Adapter)
+	field(Server(spec.AdminURL))
+	for _, in := range inputs {
+		field(in.Path)
+		if in.NoMatch {
+			field("no match")
+		} else {
+			field(in.SHA256)
+		}
+	}
+	return Key{Sum: hex.EncodeToString(h.Sum(nil)), Inputs: inputs}, nil
+}
+
+// hashInputs lists every file the globs match in fsys, sorted by path and
+// each once, with the SHA-256 of its content; a glob matching nothing
+// contributes its pattern marked NoMatch.
+func hashInputs(fsys fs.FS, globs []string) ([]Input, error) {
+	files := map[string]bool{}
+	var unmatched []string
+	for _, g := range globs {
+		matches, err := doublestar.Glob(fsys, g)
+		if err != nil {
+			return nil, fmt.Errorf("inputs glob %q: %w", g, err)
+		}
+		n := 0
+		for _, m := range matches {
+			err := fs.WalkDir(fsys, m, func(p string, de fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if de.Type().IsRegular() || de.Type()&fs.ModeSymlink != 0 && isFile(fsys, p) {
+					files[p] = true
+					n++
+					if len(files) > MaxInputFiles {
+						return errTooMany
+					}
+				}
+				return nil
+			})
+			if errors.Is(err, errTooMany) {
+				return nil, fmt.Errorf("inputs match more than %d files; narrow the globs (e.g. \"db/migrations/**\" rather than \"**\")", MaxInputFiles)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("inputs glob %q: %w", g, err)
+			}
+		}
+		if n == 0 {
+			unmatched = append(unmatched, g)
+		}
+	}
+	out := make([]Input, 0, len(files)+len(unmatched))
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		sum, err := hashFile(fsys, p)
+		if err != nil {
+			return nil, fmt.Errorf("read input %s: %w", p, err)
+		}
+		out = append(out, Input{Path: path.Clean(p), SHA256: sum})
+	}
+	slices.Sort(unmatched)
+	for _, g := range slices.Compact(unmatched) {
+		out = append(out, Input{Path: g, NoMatch: true})
+	}
+	return out, nil
+}
+
+var errTooMany = errors.New("too many input files")
+
+func isFile(fsys fs.FS, p string) bool {
+	fi, err := fs.Stat(fsys, p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func hashFile(fsys fs.FS, p string) (string, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

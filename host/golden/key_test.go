@@ -1,0 +1,140 @@
+package golden
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func write(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func key(t *testing.T, spec Spec, root string) Key {
+	t.Helper()
+	k, err := KeyOf(spec, root)
+	if err != nil {
+		t.Fatalf("KeyOf: %v", err)
+	}
+	return k
+}
+
+func TestKeyFollowsInputs(t *testing.T) {
+	spec := Spec{Migrate: "migrate", Seed: "seed", Adapter: "postgres", AdminURL: "postgres://u:pw@db:5432/postgres", Inputs: []string{"db/migrations/**", "db/seed.sql"}}
+	a, b := t.TempDir(), t.TempDir()
+	for _, root := range []string{a, b} {
+		write(t, root, "db/migrations/001_init.sql", "CREATE TABLE a (id int);")
+		write(t, root, "db/seed.sql", "INSERT INTO a VALUES (1);")
+		write(t, root, "src/main.go", "package main")
+	}
+	ka, kb := key(t, spec, a), key(t, spec, b)
+	if ka.Sum != kb.Sum {
+		t.Fatalf("same inputs in two worktrees: keys %s and %s; want equal", ka.Short(), kb.Short())
+	}
+	if len(ka.Inputs) != 2 {
+		t.Errorf("inputs %+v; want the migration and the seed", ka.Inputs)
+	}
+
+	// A file outside the inputs does not change the key.
+	write(t, b, "src/main.go", "package main // edited")
+	if got := key(t, spec, b); got.Sum != ka.Sum {
+		t.Errorf("editing a file outside inputs changed the key")
+	}
+
+	// A new migration file deep under ** changes it.
+	write(t, b, "db/migrations/2024/002_orders.sql", "CREATE TABLE orders (id int);")
+	kb = key(t, spec, b)
+	if kb.Sum == ka.Sum {
+		t.Fatalf("a new migration under db/migrations/2024/ left the key unchanged; ** must cross directories")
+	}
+	if len(kb.Inputs) != 3 || kb.Inputs[1].Path != "db/migrations/2024/002_orders.sql" {
+		t.Errorf("inputs %+v; want three files sorted by path", kb.Inputs)
+	}
+
+	// So does changing a migration's content.
+	write(t, a, "db/migrations/001_init.sql", "CREATE TABLE a (id bigint);")
+	if got := key(t, spec, a); got.Sum == ka.Sum {
+		t.Errorf("changing a migration's content left the key unchanged")
+	}
+}
+
+func TestKeyFields(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "m.sql", "x")
+	base := Spec{Migrate: "m", Seed: "s", Adapter: "postgres", AdminURL: "postgres://u:one@h:5432/postgres", Inputs: []string{"m.sql"}}
+	k0 := key(t, base, root).Sum
+	same := base
+	same.AdminURL = "postgres://other:two@h:5432/template1?sslmode=disable"
+	if key(t, same, root).Sum != k0 {
+		t.Errorf("credentials, path or options of the admin URL changed the key; only the server should count")
+	}
+	for name, mod := range map[string]func(*Spec){
+		"migrate": func(s *Spec) { s.Migrate = "m2" },
+		"seed":    func(s *Spec) { s.Seed = "s2" },
+		"adapter": func(s *Spec) { s.Adapter = "mysql" },
+		"server":  func(s *Spec) { s.AdminURL = "postgres://u:one@h:5433/postgres" },
+		"inputs":  func(s *Spec) { s.Inputs = nil },
+		// migrate "a" + seed "bc" must differ from migrate "ab" + seed "c".
+		"boundary": func(s *Spec) { s.Migrate, s.Seed = "ms", "" },
+	} {
+		s := base
+		mod(&s)
+		if key(t, s, root).Sum == k0 {
+			t.Errorf("changing %s left the key unchanged", name)
+		}
+	}
+}
+
+func TestKeyNoMatch(t *testing.T) {
+	root := t.TempDir()
+	spec := Spec{Migrate: "m", Inputs: []string{"prisma/migrations/**"}}
+	k := key(t, spec, root)
+	if len(k.Inputs) != 1 || !k.Inputs[0].NoMatch || k.Inputs[0].Path != "prisma/migrations/**" {
+		t.Fatalf("inputs %+v; want the pattern marked no match", k.Inputs)
+	}
+	// A glob that matches nothing is not the same as no inputs at all,
+	// and the first file to appear changes the key.
+	if key(t, Spec{Migrate: "m"}, root).Sum == k.Sum {
+		t.Errorf("an unmatched glob hashes like no inputs")
+	}
+	write(t, root, "prisma/migrations/1/migration.sql", "x")
+	if key(t, spec, root).Sum == k.Sum {
+		t.Errorf("the first matching file left the key unchanged")
+	}
+}
+
+func TestKeyDirectoryMatch(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "db/migrations/a/001.sql", "one")
+	spec := Spec{Inputs: []string{"db/migrations"}}
+	k := key(t, spec, root)
+	if len(k.Inputs) != 1 || k.Inputs[0].Path != "db/migrations/a/001.sql" {
+		t.Fatalf("inputs %+v; a glob naming a directory covers the files under it", k.Inputs)
+	}
+}
+
+func TestKeyBadGlob(t *testing.T) {
+	if _, err := KeyOf(Spec{Inputs: []string{"db/[migrations"}}, t.TempDir()); err == nil {
+		t.Errorf("a malformed glob gave no error")
+	}
+}
+
+func TestServer(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://user:secret@127.0.0.1:5432/postgres?sslmode=disable": "postgres://127.0.0.1:5432",
+		"":                    "",
+		"not a url at all":    "",
+		"redis://:pw@h:6379/": "redis://h:6379",
+	} {
+		if got := Server(in); got != want {
+			t.Errorf("Server(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package golden
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// recordVersion is written in every record; a record of a newer version is
+// listed but never rewritten.
+const recordVersion = 2
+
+// Record is what binky knows of one template.
+type Record struct {
+	Version   int    `json:"version"`
+	Project   string `json:"project"`
+	Service   string `json:"service"`
+	CloneFrom string `json:"clone_from"`
+	Adapter   string `json:"adapter"`
+	// Server is the admin URL's scheme://host:port ("" for file adapters).
+	Server string `json:"server,omitempty"`
+	Slice  string `json:"slice"`
+	// Key is the full key sum; "" for a marker left by an older binky,
+	// whose key is unknown (it is never cloned again, only dropped).
+	Key      string    `json:"key"`
+	Created  time.Time `json:"created"`
+	LastUsed time.Time `json:"last_used"`
+	// Worlds are the worktree names whose slices were cloned from it.
+	Worlds []string `json:"worlds,omitempty"`
+	// Path is the worktree the template was built in: where drop finds the
+	// service's config when the caller is elsewhere.
+	Path string `json:"path,omitempty"`
+
+	// Legacy marks a marker file of the old single-template format.
+	Legacy bool `json:"-"`
+}
+
+// Used records that world cloned the template now.
+func (r *Record) Used(world string, now time.Time) {
+	r.LastUsed = now
+	if world != "" && !slices.Contains(r.Worlds, world) {
+		r.Worlds = append(r.Worlds, world)
+	}
+}
+
+// Store keeps one record per template as golden/<adapter>/<slice>.json
+// under a BINKY_HOME. It does no locking: the daemon changes a template's
+// record only while holding that template's lock.
+type Store struct{ dir string }
+
+// NewStore is the store of the BINKY_HOME home.
+func NewStore(home string) *Store { return &Store{dir: filepath.Join(home, "golden")} }
+
+func (s *Store) path(adapter, slice string) string {
+	return filepath.Join(s.dir, adapter, slice+".json")
+}
+
+// Get reads one template's record; an fs.ErrNotExist error when there is
+// none.
+func (s *Store) Get(adapter, slice string) (*Record, error) {
+	b, err := os.ReadFile(s.path(adapter, slice))
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read template record %s: %w", s.path(adapter, slice), err)
+	}
+	return &r, nil
+}
+
+// Put writes a record atomically, mode 0600.
+func (s *Store) Put(r *Record) error {
+	if r.Legacy || r.Version > recordVersion {
+		return fmt.Errorf("template record %s is not in this binky's format; drop it with binky golden drop %s", r.Slice, r.Slice)
+	}
+	r.Version = recordVersion
+	p := s.path(r.Adapter, r.Slice)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(p), err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("write template record: %w", err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write template record: %w", err)
+	}
+	return nil
+}
+
+// Delete removes a template's record (or legacy marker); a missing one is
+// no error.
+func (s *Store) Delete(r *Record) error {
+	p := s.path(r.Adapter, r.Slice)
+	if r.Legacy {
+		p = filepath.Join(s.dir, r.Adapter, r.Slice)
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove template record %s: %w", p, err)
+	}
+	return nil
+}
+
+// List reads every record, sorted by project, clone_from, then most
+// recently used first. A marker file of the old format (golden/<adapter>/
+// <project>_golden_<clone_from>, holding a hash) is listed as a Legacy
+// record with an unknown key. Unreadable records are skipped and reported
+// in the error, which never hides the records that were read.
+func (s *Store) List() ([]*Record, error) {
+	adapters, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list templates in %s: %w", s.dir, err)
+	}
+	var out []*Record
+	var errs []error
+	for _, a := range adapters {
+		if !a.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(s.dir, a.Name()))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, f := range files {
+			name := f.Name()
+			switch {
+			case !f.Type().IsRegular(), strings.HasSuffix(name, ".tmp"):
+			case strings.HasSuffix(name, ".json"):
+				r, err := s.Get(a.Name(), strings.TrimSuffix(name, ".json"))
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				out = append(out, r)
+			default:
+				out = append(out, legacy(a.Name(), name, f))
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *Record) int {
+		if c := strings.Compare(a.Project, b.Project); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.CloneFrom, b.CloneFrom); c != 0 {
+			return c
+		}
+		if c := b.LastUsed.Compare(a.LastUsed); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Slice, b.Slice)
+	})
+	return out, errors.Join(errs...)
+}
+
+// legacy makes a record of an old marker. Its project and clone_from are
+// read back from a plain name (<project>_golden_<clone_from>); a hashed
+// name leaves them empty.
+func legacy(adapter, name string, f fs.DirEntry) *Record {
+	r := &Record{Adapter: adapter, Slice: name, Legacy: true}
+	if p, cf, ok := strings.Cut(name, "_golden_"); ok && !strings.Contains(cf, "__") {
+		r.Project, r.CloneFrom = p, cf
+	}
+	if fi, err := f.Info(); err == nil {
+		r.Created = fi.ModTime()
+	}
+	return r
+}

@@ -1,0 +1,58 @@
+package supervisor
+
+import (
+	"syscall"
+	"time"
+)
+
+// WorldMarker is the marker prefix every process of one world carries:
+// its services' markers are WorldMarker+service, and a migrate or seed of a
+// service is marked WorldMarker+service+"#migrate" (see HookMarker).
+func WorldMarker(project, worktree string) string { return project + "/" + worktree + "/" }
+
+// HookMarker is the marker value of a migrate or seed run of a service.
+func HookMarker(project, worktree, service, step string) string {
+	return WorldMarker(project, worktree) + service + "#" + step
+}
+
+// MarkedProcesses lists the live processes whose marker starts with prefix
+// (see WorldMarker): what a world still runs, whether or not this
+// supervisor started or adopted it. Only Linux can tell; elsewhere it is
+// empty.
+func MarkedProcesses(prefix string) []int { return markedPrefix(prefix) }
+
+// EndMarked ends every live process whose marker starts with prefix: sig,
+// then SIGKILL for what is left after grace. It returns the pids still alive
+// after that (a process in uninterruptible sleep can outlast SIGKILL for a
+// while).
+func EndMarked(prefix string, sig syscall.Signal, grace time.Duration) []int {
+	pids := markedPrefix(prefix)
+	if len(pids) == 0 {
+		return nil
+	}
+	for _, p := range pids {
+		_ = signalPid(p, sig)
+	}
+	if left := waitMarkedGone(prefix, grace); len(left) == 0 {
+		return nil
+	}
+	for _, p := range markedPrefix(prefix) {
+		_ = signalPid(p, killSignal)
+	}
+	return waitMarkedGone(prefix, killWait)
+}
+
+// waitMarkedGone waits up to d for no process marked with prefix to be left,
+// and returns those that are.
+func waitMarkedGone(prefix string, d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	step := 5 * time.Millisecond
+	for {
+		left := markedPrefix(prefix)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(step)
+		step = min(step*2, 100*time.Millisecond)
+	}
+}

@@ -39,7 +39,7 @@ func (d dirStore) Describe(context.Context, *sdk.DescribeRequest) (*sdk.Describe
 	switch d.mode {
 	case "badname":
 		resp.Name = "Dir Store"
-	case "cloneliar":
+	case "cloneliar", "serverclone":
 		resp.Clone = true
 	}
 	return resp, nil
@@ -63,8 +63,11 @@ func (d dirStore) Resolve(_ context.Context, r *sdk.ResolveRequest) (*sdk.Resolv
 }
 
 func (d dirStore) Clone(_ context.Context, r *sdk.CloneRequest) (*sdk.CloneResponse, error) {
-	if d.mode == "noclone" || d.mode == "cloneliar" {
+	switch d.mode {
+	case "noclone", "serverclone":
 		return nil, sdk.Errorf(sdk.CodeUnsupported, "dirstore cannot clone")
+	case "cloneliar":
+		return nil, sdk.Errorf(sdk.CodeInternal, "dirstore cannot clone")
 	}
 	src := filepath.Join(r.DataDir, r.Source)
 	if _, err := os.Stat(src); err != nil {
@@ -182,6 +185,19 @@ func TestBrokenAdapters(t *testing.T) {
 				t.Errorf("failed: got %d; want at least 1", failed)
 			}
 		})
+	}
+}
+
+// TestCloneUnsupportedByServer: clone:true with a server that cannot clone
+// (mongodb on FerretDB) answers unsupported, which passes and says so.
+func TestCloneUnsupportedByServer(t *testing.T) {
+	results := map[string]Result{}
+	if _, err := Run(t.Context(), fakeOptions(t, "serverclone"), func(r Result) { results[r.Check] = r }); err != nil {
+		t.Fatal(err)
+	}
+	r := results[checkClone]
+	if !r.OK || !strings.Contains(r.Detail, "cannot clone") {
+		t.Errorf("clone check = %+v; want it passed, saying the server cannot clone", r)
 	}
 }
 

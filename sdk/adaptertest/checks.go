@@ -182,6 +182,12 @@ func (r *runner) checkClone(ctx context.Context) (string, error) {
 		}
 		return "replies unsupported, as describe says clone:false", nil
 	}
+	if err != nil && sdk.CodeOf(err) == sdk.CodeUnsupported {
+		// clone:true says the adapter can clone where its server can; a
+		// server that cannot (FerretDB for mongodb) answers unsupported,
+		// and binky falls back to provision+migrate+seed.
+		return "replies unsupported: this server cannot clone (binky falls back to provision, migrate and seed)", nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("clone %s to %s: %w", r.slice, target, err)
 	}

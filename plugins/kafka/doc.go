@@ -1,0 +1,19 @@
+// Package kafkaadapter is binky-adapter-kafka (alias redpanda): a slice is
+// the topic prefix names.KafkaPrefix(slice), "<slice with '-' for '_'>.",
+// on a Kafka-protocol cluster the developer already runs.
+//
+// admin_url is kafka://[user:password@]host:port[,host:port…] with an
+// optional ?sasl=plain|scram-sha-256|scram-sha-512 (plain when a user is
+// given) and ?tls=true. provision creates the topics config.topics names,
+// each "<prefix><topic>", with config.partitions and config.replication,
+// and reports existed when topics are configured (true when every one was
+// there already); resolve answers the bootstrap address (the admin URL)
+// and values "prefix" and "bootstrap" (host:port,…); destroy deletes every
+// topic whose name starts with the prefix, and never any other (each name
+// is checked again right before the delete request). clone is not offered:
+// describe says clone:false and Clone answers "unsupported".
+//
+// Slices share the admin credentials: the fence is the prefix, which the
+// application must apply. config.acls = true (a principal per slice limited
+// to its prefix) is not implemented and is refused with code invalid.
+package kafkaadapter

@@ -1,0 +1,140 @@
+package s3adapter
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/s3utils"
+
+	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// Name is the adapter's name; binky finds it as binky-adapter-s3.
+const Name = "s3"
+
+// S3 is the adapter. It is long-lived in the RPC tier: it keeps one client
+// per admin URL and region across calls.
+type S3 struct {
+	mu      sync.Mutex
+	servers map[string]*server // by admin URL and region
+}
+
+// New returns the adapter. It connects to nothing until a call needs it.
+func New() *S3 { return &S3{servers: map[string]*server{}} }
+
+// Describe says who the adapter is: s3 (alias minio), unable to clone.
+func (*S3) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"minio"}, Clone: false}, nil
+}
+
+// slice is one call's target, checked.
+type slice struct {
+	srv    *server
+	bucket string
+	region string
+}
+
+func (a *S3) target(t *sdk.Target) (*slice, error) {
+	if err := checkSlice("slice", t.Slice); err != nil {
+		return nil, err
+	}
+	cfg, err := parseConfig(t.Config)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := parseURL(t.AdminURL)
+	if err != nil {
+		return nil, err
+	}
+	region := cfg.region
+	if region == "" {
+		region = ep.region
+	}
+	if region == "" {
+		region = DefaultRegion
+	}
+	srv, err := a.server(t.AdminURL, region)
+	if err != nil {
+		return nil, err
+	}
+	b := names.Bucket(t.Slice)
+	if err := s3utils.CheckValidBucketNameStrict(b); err != nil {
+		return nil, sdk.Errorf(sdk.CodeInvalid, "slice %q maps to bucket %q, which S3 refuses: %v", t.Slice, b, err)
+	}
+	return &slice{srv: srv, bucket: b, region: region}, nil
+}
+
+// Provision makes the slice's bucket, reporting whether it was there.
+func (a *S3) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
+	op := fmt.Sprintf("provision s3 slice %q", req.Slice)
+	s, err := a.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	c := s.srv.client
+	ok, err := c.BucketExists(ctx, s.bucket)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, fmt.Errorf("look up bucket %q: %w", s.bucket, err))
+	}
+	if ok {
+		return sdk.Provisioned(true), nil
+	}
+	err = c.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{Region: s.region})
+	if isCode(err, "BucketAlreadyOwnedByYou") {
+		return sdk.Provisioned(true), nil
+	}
+	if err != nil {
+		return nil, fail(op, req.AdminURL, fmt.Errorf("create bucket %q in region %s: %w", s.bucket, s.region, err))
+	}
+	return sdk.Provisioned(false), nil
+}
+
+// Resolve answers the admin endpoint with the bucket as its path, and
+// values bucket, region and endpoint. It connects to nothing.
+func (a *S3) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+	op := fmt.Sprintf("resolve s3 slice %q", req.Slice)
+	s, err := a.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	ep := *s.srv.ep
+	ep.region = s.region
+	return &sdk.ResolveResponse{
+		Address: ep.sliceURL(s.bucket),
+		Values:  map[string]string{"bucket": s.bucket, "region": s.region, "endpoint": ep.base()},
+	}, nil
+}
+
+// Clone is not offered: copying a bucket is O(objects).
+func (*S3) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
+	return nil, sdk.Errorf(sdk.CodeUnsupported, "clone s3 slice %q from %q: the s3 adapter does not clone (a bucket copy costs a request per object); build the slice with provision, migrate and seed", req.Slice, req.Source)
+}
+
+// Destroy empties the slice's bucket — every object version, delete marker
+// and unfinished multipart upload — and removes it. A bucket already gone
+// is fine.
+func (a *S3) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+	op := fmt.Sprintf("destroy s3 slice %q", req.Slice)
+	s, err := a.target(&req.Target)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := removeBucket(ctx, s.srv.client, s.bucket); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	return &sdk.DestroyResponse{}, nil
+}
+
+// Close forgets every client. minio-go clients hold only idle HTTP
+// connections, which the process exiting closes.
+func (a *S3) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.servers)
+	return nil
+}
+
+var _ sdk.Adapter = (*S3)(nil)

@@ -15,7 +15,7 @@ ADAPTERS   := $(wildcard plugins/*/cmd/binky-adapter-*)
 TESTFLAGS  ?= -count=1 -timeout 20m
 STATICCHECK ?= v0.8.2
 
-.PHONY: all build install test unit lint cross fuzz demo demo-down testenv clean
+.PHONY: all build install test unit lint cross fuzz reliability reliability-fuzz demo demo-down testenv clean
 
 all: build
 
@@ -72,6 +72,35 @@ fuzz:
 			for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 				echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 			done; done); done
+
+# reliability: the long tier of the reliability suite (e2e/reliability_test.go,
+# docs/reliability.md). Every fuzz target for FUZZTIME (10m unless given on
+# the command line), then TestReliability at full size: 200 daemon kills, a
+# 50-up stampede, a BINKY_RELIABILITY_SOAK (30m) soak. Writes
+# docs/reliability.md. The quick tier of the same test runs in `make test`.
+# Shorter: make reliability FUZZTIME=30s BINKY_RELIABILITY_SOAK=5m
+RELDIR ?= $(BIN)/reliability
+RELIABILITY_FUZZTIME := $(if $(filter command line environment,$(origin FUZZTIME)),$(FUZZTIME),10m)
+reliability: build
+	-$(MAKE) --no-print-directory reliability-fuzz
+	cd e2e && PATH=$(BIN):$$PATH BINKY_TEST_BIN=$(BIN) BINKY_RELIABILITY=long \
+		BINKY_RELIABILITY_FUZZ=$(RELDIR)/fuzz.tsv BINKY_RELIABILITY_FUZZTIME=$(RELIABILITY_FUZZTIME) \
+		BINKY_RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md \
+		$(GO) test -count=1 -timeout 6h -v -run '^TestReliability$$' .
+
+# reliability-fuzz: every fuzz target for FUZZTIME, one line per target in
+# $(RELDIR)/fuzz.tsv (package, target, ok or FAIL, seconds).
+reliability-fuzz:
+	@mkdir -p $(RELDIR); : > $(RELDIR)/fuzz.tsv; \
+	for m in $(MODULES); do (cd $$m; \
+		for pkg in $$($(GO) list ./...); do \
+			for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+				echo "== $$pkg $$f ($(RELIABILITY_FUZZTIME))"; start=$$(date +%s); \
+				if $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(RELIABILITY_FUZZTIME) $$pkg > $(RELDIR)/last.log 2>&1; \
+				then r=ok; else r=FAIL; tail -30 $(RELDIR)/last.log; fi; \
+				printf '%s\t%s\t%s\t%ss\n' "$$pkg" "$$f" "$$r" "$$(( $$(date +%s) - start ))" >> $(RELDIR)/fuzz.tsv; \
+			done; done); done; \
+	echo "fuzz results: $(RELDIR)/fuzz.tsv"; ! grep -q '	FAIL	' $(RELDIR)/fuzz.tsv
 
 # demo: the main job on an embedded default — two worlds of examples/demo,
 # SQLite slices, no server needed. demo-down removes them.

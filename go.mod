@@ -17,6 +17,7 @@ require (
 	github.com/smallstep/truststore v0.13.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/sys v0.48.0
+	gopkg.in/yaml.v3 v3.0.1
 	zombiezen.com/go/sqlite v1.4.2
 )
 

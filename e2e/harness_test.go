@@ -200,14 +200,18 @@ func (e *env) status() statusJSON {
 
 // cleanup removes every world (stopping its processes) and the daemon.
 func (e *env) cleanup() {
-	if _, err := os.Stat(filepath.Join(e.home, "daemon.sock")); err != nil {
+	// Worlds outlive their daemon: a test that stopped it still leaves
+	// processes behind, so a registry (not a socket) says there is work.
+	if _, err := os.Stat(filepath.Join(e.home, "binky.db")); err != nil {
 		return
 	}
 	r := e.binky("status", "--json")
 	var s statusJSON
 	if json.Unmarshal([]byte(r.stdout), &s) == nil {
 		for _, w := range s.Worlds {
-			e.binky("remove", "--force", "-q", w.Worktree)
+			if r := e.binky("remove", "--force", "-q", "--project", w.Project, w.Worktree); r.code != 0 {
+				e.t.Errorf("cleanup: remove %s/%s: exit %d: %s", w.Project, w.Worktree, r.code, r.stderr)
+			}
 		}
 	}
 	e.binky("daemon", "stop")

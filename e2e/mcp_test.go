@@ -280,8 +280,8 @@ func TestMCPAgentLoop(t *testing.T) {
 	if got := strings.Join(sortedKeysOf(er.Env), ","); got != "api,db" {
 		t.Errorf("env keys: got %s; want api,db", got)
 	}
-	if got := strings.Join(sortedKeysOf(er.Variables), ","); got != "BINKY_API_URL,BINKY_DB_URL" {
-		t.Errorf("env variables: got %s; want BINKY_API_URL,BINKY_DB_URL", got)
+	if got := strings.Join(sortedKeysOf(er.Variables), ","); got != "BINKY_API_DIRECT_URL,BINKY_API_URL,BINKY_DB_URL" {
+		t.Errorf("env variables: got %s; want BINKY_API_DIRECT_URL,BINKY_API_URL,BINKY_DB_URL", got)
 	}
 	if !strings.Contains(er.Env["api"], "api."+pass.Worktree+".agents.localhost") {
 		t.Errorf("env api = %q; want the proxied URL", er.Env["api"])
@@ -370,8 +370,8 @@ func sortedKeysOf[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkToolSchemas wants exactly the five tools, each argument a described
-// string, worktree required where a world must be named.
+// checkToolSchemas wants exactly the seven tools, each argument a described
+// string (lines a number), worktree required where a world must be named.
 func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 	t.Helper()
 	want := map[string]struct{ props, required string }{
@@ -380,6 +380,8 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		"status": {"repo,worktree", ""},
 		"env":    {"repo,worktree", "worktree"},
 		"verify": {"repo,worktree", "worktree"},
+		"logs":   {"grep,lines,repo,service,worktree", ""},
+		"reset":  {"repo,service,worktree", "worktree"},
 	}
 	var names []string
 	for _, tool := range tools {
@@ -411,7 +413,7 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 			t.Errorf("tool %s required: got %q; want %q", tool.Name, got, w.required)
 		}
 		for name, p := range schema.Properties {
-			if p["type"] != "string" {
+			if p["type"] != "string" && !(name == "lines" && p["type"] == "number") {
 				t.Errorf("tool %s argument %s: type %v; want string", tool.Name, name, p["type"])
 			}
 			if d, _ := p["description"].(string); d == "" {
@@ -420,8 +422,8 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		}
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "down,env,status,up,verify" {
-		t.Errorf("tools: got %s; want exactly down,env,status,up,verify", got)
+	if got := strings.Join(names, ","); got != "down,env,logs,reset,status,up,verify" {
+		t.Errorf("tools: got %s; want exactly down,env,logs,reset,status,up,verify", got)
 	}
 }
 

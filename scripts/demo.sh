@@ -44,14 +44,24 @@ echo "== binky env demo/alpha"
 binky env demo/alpha
 echo
 api=$(binky env demo/alpha --dotenv | sed -n "s/^BINKY_API_URL='\(.*\)'$/\1/p")
+direct=$(binky env demo/alpha --dotenv | sed -n "s/^BINKY_API_DIRECT_URL='\(.*\)'$/\1/p")
 echo "== curl $api"
-curl -fsS "$api" || echo "(the proxy URL needs *.localhost to resolve to 127.0.0.1; binky status shows the direct port)"
+curl -fsS "$api" || { echo "(this machine does not resolve *.localhost to 127.0.0.1; the direct address works everywhere:)"; curl -fsS "$direct"; }
+echo
+echo "== binky verify demo/alpha"
+binky verify demo/alpha
 echo
 cat <<MSG
 Both worlds keep running. Try:
   export BINKY_HOME=$BINKY_HOME PATH=$top/bin:\$PATH
-  curl $api                      # visits count in alpha's own database
-  binky env demo/beta            # beta's coordinates: another port, another slice
-  binky logs demo/alpha api -f   # follow a service log
-  make demo-down                 # remove both worlds and stop the daemon
+  curl $api
+      visits count in alpha's own database
+  curl $direct
+      the same, without the proxy (where *.localhost does not resolve)
+  binky env demo/beta
+      beta's coordinates: another port, another slice
+  binky logs demo/alpha api -f
+      follow a service log
+  make demo-down
+      remove both worlds and stop the daemon
 MSG

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/warm"
 )
 
 // checkCmd validates a binky.toml and flags footguns. Exit status: 0 when
@@ -20,9 +22,31 @@ import (
 type checkCmd struct {
 	JSON bool   `help:"Print the diagnostics as a JSON array (empty when clean)."`
 	Path string `arg:"" optional:"" help:"A binky.toml, or a directory to search up from (default: the current directory)." placeholder:"PATH"`
+
+	// known lists the adapter names discovery answers to (nil: check
+	// knows only config.ProductAdapters).
+	known func(context.Context) []string `kong:"-"`
+}
+
+// discoveredAdapters is every name and alias the adapters discovery finds
+// answer to.
+func discoveredAdapters(g *globals) func(context.Context) []string {
+	return func(ctx context.Context) []string {
+		infos, err := adapterHost(g).List(ctx)
+		if err != nil {
+			return nil
+		}
+		var names []string
+		for _, i := range infos {
+			names = append(names, i.Name)
+			names = append(names, i.Aliases...)
+		}
+		return names
+	}
 }
 
 func (c *checkCmd) Run(g *globals) error {
+	c.known = discoveredAdapters(g)
 	return c.run(g.ctx, os.Stdout, os.Stderr)
 }
 
@@ -39,7 +63,7 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
 	}
-	_, ds, err := config.LoadContext(ctx, path)
+	cfg, ds, err := config.LoadContext(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitError{code: 2, err: fmt.Errorf("check %s: interrupted", path)}
@@ -53,6 +77,15 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 			writeDiagnostics(stdout, config.Diagnostics{d})
 		}
 		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+	}
+	if src, rerr := os.ReadFile(path); rerr == nil && cfg != nil {
+		var known []string
+		if c.known != nil {
+			known = c.known(ctx)
+		}
+		ds = append(ds, config.CheckAdapterNames(path, string(src), cfg, known)...)
+		ds = append(ds, warm.Check(ctx, path, path, cfg)...)
+		slices.SortStableFunc(ds, func(a, b config.Diagnostic) int { return a.Line - b.Line })
 	}
 	if c.JSON {
 		writeDiagnostics(stdout, ds)

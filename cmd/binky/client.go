@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -20,32 +19,12 @@ func (g *globals) client() (*api.Client, error) {
 	return ctl.Ensure(g.ctx, g.home, exe)
 }
 
-// progressPrinter shows progress lines live on w (stderr).
-type progressPrinter struct {
-	w     io.Writer
-	quiet bool
-}
-
-func (p *progressPrinter) show(pr api.Progress) {
-	if p.quiet {
-		return
-	}
-	who := ""
-	if pr.Service != "" {
-		who = " " + pr.Service
-	}
-	msg := ""
-	if pr.Message != "" {
-		msg = ": " + pr.Message
-	}
-	fmt.Fprintf(p.w, "  %6.1fs  %-10s%s%s\n", float64(pr.Elapsed)/1000, pr.Step, who, msg)
-}
-
-// refFromArg builds a WorldRef from a worktree-or-branch argument, with the
-// caller's environment.
-func refFromArg(name string) api.WorldRef {
+// refFromArg builds a WorldRef from a worktree-or-branch argument (empty:
+// the worktree the current directory is in) and an optional project, with
+// the caller's environment.
+func refFromArg(name, project string) api.WorldRef {
 	wd, _ := os.Getwd()
-	return api.WorldRef{Name: name, Dir: wd, Env: callerEnv()}
+	return api.WorldRef{Name: name, Dir: wd, Project: project, Env: callerEnv()}
 }
 
 func since(t time.Time) string {
@@ -62,6 +41,27 @@ func since(t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// commitLabel is a verify run's commit as people read it: abc12345, or
+// abc12345+dirty when the tree had uncommitted changes.
+func commitLabel(commit string, dirty bool) string {
+	c := shortCommit(commit)
+	if c == "" {
+		c = "no commit"
+	}
+	if dirty {
+		c += "+dirty"
+	}
+	return c
+}
+
+// portsLabel is a world's port block, or "no ports" for one that has none.
+func portsLabel(p [2]int) string {
+	if p[0] == 0 && p[1] == 0 {
+		return "no ports"
+	}
+	return fmt.Sprintf("ports %d-%d", p[0], p[1])
 }
 
 func shortCommit(c string) string {

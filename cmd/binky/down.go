@@ -2,14 +2,14 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/binkyhq/binky/host/api"
 )
 
 type downCmd struct {
-	Worktree string `arg:"" help:"Worktree name or branch."`
+	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
+	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
 	Quiet    bool   `short:"q" help:"No live progress."`
 }
 
@@ -18,10 +18,12 @@ func (c *downCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet}
+	pp := newProgress(c.Quiet)
 	start := time.Now()
 	var w api.World
-	if err := cl.Call(g.ctx, api.OpDown, api.DownArgs{WorldRef: refFromArg(c.Worktree)}, api.Handlers{Progress: pp.show}, &w); err != nil {
+	err = cl.Call(g.ctx, api.OpDown, api.DownArgs{WorldRef: refFromArg(c.Worktree, c.Project)}, api.Handlers{Progress: pp.show}, &w)
+	pp.done()
+	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("down: %w", err)}
 	}
 	fmt.Printf("%s/%s is down in %.1fs (files, ports and slices kept; `binky up %s` starts it again)\n", w.Project, w.Worktree, time.Since(start).Seconds(), w.Branch)
@@ -29,7 +31,8 @@ func (c *downCmd) Run(g *globals) error {
 }
 
 type removeCmd struct {
-	Worktree string `arg:"" help:"Worktree name or branch."`
+	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
+	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
 	Force    bool   `help:"Remove even with uncommitted changes (they are lost)."`
 	Quiet    bool   `short:"q" help:"No live progress."`
 }
@@ -39,10 +42,12 @@ func (c *removeCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet}
+	pp := newProgress(c.Quiet)
 	start := time.Now()
 	var w api.World
-	if err := cl.Call(g.ctx, api.OpRemove, api.RemoveArgs{WorldRef: refFromArg(c.Worktree), Force: c.Force}, api.Handlers{Progress: pp.show}, &w); err != nil {
+	err = cl.Call(g.ctx, api.OpRemove, api.RemoveArgs{WorldRef: refFromArg(c.Worktree, c.Project), Force: c.Force}, api.Handlers{Progress: pp.show}, &w)
+	pp.done()
+	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("remove: %w", err)}
 	}
 	fmt.Printf("%s/%s removed in %.1fs (worktree, slices, ports and logs)\n", w.Project, w.Worktree, time.Since(start).Seconds())

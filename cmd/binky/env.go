@@ -10,9 +10,11 @@ import (
 )
 
 type envCmd struct {
-	Worktree string `arg:"" help:"Worktree name or branch."`
-	JSON     bool   `help:"Print JSON (the default)."`
-	Dotenv   bool   `help:"Print KEY='value' lines safe to eval, with BINKY_<SERVICE>_URL names."`
+	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
+	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
+	JSON     bool   `help:"Print JSON (the default): service → URL."`
+	Dotenv   bool   `help:"Print KEY='value' lines safe to eval: BINKY_<SERVICE>_URL, and BINKY_<SERVICE>_DIRECT_URL (http://127.0.0.1:<port>) for a service with a port."`
+	Direct   bool   `help:"Give each service with a port as http://127.0.0.1:<port> instead of its proxied *.localhost URL (for clients that cannot resolve *.localhost)."`
 }
 
 func (c *envCmd) Run(g *globals) error {
@@ -21,8 +23,21 @@ func (c *envCmd) Run(g *globals) error {
 		return err
 	}
 	var res api.EnvResult
-	if err := cl.Call(g.ctx, api.OpEnv, api.EnvArgs{WorldRef: refFromArg(c.Worktree)}, api.Handlers{}, &res); err != nil {
+	if err := cl.Call(g.ctx, api.OpEnv, api.EnvArgs{WorldRef: refFromArg(c.Worktree, c.Project)}, api.Handlers{}, &res); err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("env: %w", err)}
+	}
+	if w := envWarning(res); w != "" {
+		fmt.Fprintln(os.Stderr, "binky: warning:", w)
+	}
+	if res.Env == nil {
+		res.Env = map[string]string{}
+	}
+	if c.Direct {
+		for name, v := range res.Direct {
+			if _, ok := res.Env[name]; ok {
+				res.Env[name] = v
+			}
+		}
 	}
 	if c.Dotenv {
 		fmt.Print(dotenv.Format(api.EnvVars(res)))
@@ -30,8 +45,15 @@ func (c *envCmd) Run(g *globals) error {
 	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
-	if res.Env == nil {
-		res.Env = map[string]string{}
-	}
 	return enc.Encode(res.Env)
+}
+
+// envWarning is what env says on stderr about a world that is not up: its
+// coordinates are fixed, but nothing answers at them yet.
+func envWarning(r api.EnvResult) string {
+	switch r.State {
+	case "", "up", "degraded":
+		return ""
+	}
+	return fmt.Sprintf("%s/%s is %s: nothing answers at these coordinates until `binky up %s`", r.Project, r.Worktree, r.State, r.Worktree)
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,16 +14,18 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/logview"
 	"github.com/binkyhq/binky/host/redact"
-	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 )
 
 type logsCmd struct {
-	Worktree string `arg:"" help:"Worktree name or branch."`
+	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
+	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
 	Service  string `arg:"" optional:"" help:"One service; default: all of the world's services."`
 	Follow   bool   `short:"f" help:"Keep printing new lines, across log rolls."`
 	Lines    int    `short:"n" default:"100" help:"How many past lines to print (0: all kept)."`
+	JSON     bool   `help:"Print one JSON object per line: {\"service\",\"line\"} (redacted like the text)."`
 }
 
 func (c *logsCmd) Run(g *globals) error {
@@ -30,11 +34,11 @@ func (c *logsCmd) Run(g *globals) error {
 		return err
 	}
 	var res api.StatusResult
-	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: refFromArg(c.Worktree)}, api.Handlers{}, &res); err != nil {
+	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: refFromArg(c.Worktree, c.Project), Here: c.Worktree == ""}, api.Handlers{}, &res); err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("logs: %w", err)}
 	}
 	w := res.Worlds[0]
-	dir := filepath.Join(g.home, "logs", w.Project, w.Worktree)
+	dir := logview.Dir(g.home, w.Project, w.Worktree)
 	var services []string
 	if c.Service != "" {
 		found := false
@@ -61,9 +65,13 @@ func (c *logsCmd) Run(g *globals) error {
 	}
 	prefix := len(services) > 1
 	var mu sync.Mutex
+	enc := json.NewEncoder(os.Stdout)
 	print := func(svc, line string) error {
 		mu.Lock()
 		defer mu.Unlock()
+		if c.JSON {
+			return enc.Encode(logLine{Project: w.Project, Worktree: w.Worktree, Service: svc, Line: line})
+		}
 		if prefix {
 			_, err := fmt.Printf("%s | %s\n", svc, line)
 			return err
@@ -193,39 +201,17 @@ func (s *lineSink) lastWrite() time.Time {
 	return s.last
 }
 
-// logRedactor knows every secret the registry records: the ${env.*} values
-// of every world and the passwords in every adapter service's address and
-// values (slice passwords the adapters made). Services write their logs
-// themselves, so the files hold raw output; it is redacted as it is read.
-//
-// It opens $BINKY_HOME/binky.db itself rather than asking the daemon: the
-// registry is WAL, made for several processes at once, and a binary of the
-// same version opening it only reads; logs then need no new daemon call.
+// logLine is one line of `binky logs --json`.
+type logLine struct {
+	Project  string `json:"project"`
+	Worktree string `json:"worktree"`
+	Service  string `json:"service"`
+	Line     string `json:"line"`
+}
+
+// logRedactor knows every secret the registry records (logview.Redactor):
+// services write their logs themselves, so the files hold raw output; it
+// is redacted as it is read.
 func logRedactor(ctx context.Context, home string) (*redact.Redactor, error) {
-	reg, err := registry.Open(ctx, filepath.Join(home, registry.FileName))
-	if err != nil {
-		return nil, fmt.Errorf("read the secrets to redact: %w", err)
-	}
-	defer reg.Close()
-	wts, err := reg.Worktrees(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the secrets to redact: %w", err)
-	}
-	red := redact.New()
-	for _, wt := range wts {
-		for _, s := range wt.Secrets {
-			red.Add(s)
-		}
-		svcs, err := reg.Services(ctx, wt.ID)
-		if err != nil {
-			return nil, fmt.Errorf("read the secrets to redact: %w", err)
-		}
-		for _, s := range svcs {
-			red.AddAddress(s.Address)
-			for _, v := range s.Values {
-				red.AddAddress(v)
-			}
-		}
-	}
-	return red, nil
+	return logview.Redactor(ctx, home)
 }

@@ -20,6 +20,8 @@ type cli struct {
 	Home    string           `name:"home" env:"BINKY_HOME" help:"State directory (default ~/.binky)." placeholder:"DIR"`
 
 	Check    checkCmd    `cmd:"" help:"Validate binky.toml and flag footguns."`
+	Init     initCmd     `cmd:"" help:"Write a first binky.toml from the docker-compose project here (never copying a secret)."`
+	Doctor   doctorCmd   `cmd:"" help:"Check this machine and Binky's state; exits non-zero when something is wrong."`
 	Up       upCmd       `cmd:"" help:"Bring a branch's world up (creating its worktree when needed)."`
 	Down     downCmd     `cmd:"" help:"Stop a world's processes; files, ports and slices stay."`
 	Remove   removeCmd   `cmd:"" help:"Destroy a world: processes, slices, ports, logs and its worktree."`
@@ -30,10 +32,14 @@ type cli struct {
 	Verify   verifyCmd   `cmd:"" help:"Run a world's [agents] verify commands and record the result."`
 	Reset    resetCmd    `cmd:"" help:"Put a world's slices back to the golden state."`
 	Golden   goldenCmd   `cmd:"" help:"List, rebuild or drop golden templates (golden list, golden drop NAME|--project P)."`
+	Reserve  reserveCmd  `cmd:"" help:"Show or set the admission bounds: free RAM and disk kept in reserve, and max_parallel."`
 	Trust    trustCmd    `cmd:"" help:"Install Binky's local CA into the system and browser trust stores (--uninstall removes it)."`
 	Adapters adaptersCmd `cmd:"" help:"List the adapters found on PATH and in $BINKY_HOME/adapters: name, aliases, tiers, clone, protocol, binary."`
 	Adapter  adapterCmd  `cmd:"" help:"Act on one adapter (adapter test NAME runs the conformance suite)."`
-	Mcp      mcpCmd      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, verify)."`
+	Mcp      mcpCmd      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, verify, logs, reset)."`
+
+	Completion completionCmd `cmd:"" help:"Print a shell completion script: binky completion bash|zsh|fish (completes verbs, flags, and live worktree and service names)."`
+	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Complete a command line (called by the completion scripts)."`
 }
 
 // globals is handed to every verb's Run.

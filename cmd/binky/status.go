@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"text/tabwriter"
@@ -31,11 +32,19 @@ func (c *statusCmd) Run(g *globals) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
+	return printStatus(os.Stdout, res, styleFor(os.Stdout, os.Getenv))
+}
+
+// printStatus writes the status table: worlds grouped by project, each
+// service under its world, and the last log lines of a failed service.
+// Colours are escape codes tabwriter counts as text; every cell of a
+// coloured column carries the same codes, so the columns still line up.
+func printStatus(out io.Writer, res api.StatusResult, st style) error {
 	if len(res.Worlds) == 0 {
-		fmt.Println("no worlds yet: `binky up <branch>` in a repository with a binky.toml")
+		fmt.Fprintln(out, "no worlds yet: `binky up <branch>` in a repository with a binky.toml")
 		return nil
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	project, repo := "", ""
 	for i, w := range res.Worlds {
 		if w.Project != project || w.Repo != repo {
@@ -44,9 +53,9 @@ func (c *statusCmd) Run(g *globals) error {
 			}
 			project, repo = w.Project, w.Repo
 			if repo != "" {
-				fmt.Fprintf(tw, "%s\t(%s)\n", w.Project, repo)
+				fmt.Fprintf(tw, "%s\t(%s)\n", st.paint(ansiBold, w.Project), repo)
 			} else {
-				fmt.Fprintf(tw, "%s\n", w.Project)
+				fmt.Fprintf(tw, "%s\n", st.paint(ansiBold, w.Project))
 			}
 		}
 		verify := ""
@@ -59,9 +68,13 @@ func (c *statusCmd) Run(g *globals) error {
 			if v.Stale {
 				stale = ", stale"
 			}
-			verify = fmt.Sprintf("  verify %s at %s%s, %s", verdict, shortCommit(v.Commit), stale, since(v.At))
+			verify = fmt.Sprintf("  verify %s at %s%s, %s", st.paint(stateColor(verdictState(v.Passed)), verdict), commitLabel(v.Commit, v.Dirty), stale, since(v.At))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\tports %d-%d\t(%s)%s\n", w.Worktree, w.State, w.Ports[0], w.Ports[1], w.Branch, verify)
+		if q := queueLabel(w); q != "" {
+			verify += "  " + q // admission: place and reason (reserve.go)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t(%s)%s\n", w.Worktree, st.paint(stateColor(w.State), w.State), portsLabel(w.Ports), w.Branch, verify)
+		var tails []api.Service
 		for _, s := range w.Services {
 			pid, port := "-", "-"
 			if s.Pid > 0 {
@@ -76,10 +89,36 @@ func (c *statusCmd) Run(g *globals) error {
 			}
 			extra := ""
 			if s.Error != "" {
-				extra = "  " + s.Error
+				extra = "  " + st.paint(ansiRed, s.Error)
 			}
-			fmt.Fprintf(tw, "    %s\t%s\tpid %s\tport %s\t%s%s\n", s.Name, s.State, pid, port, where, extra)
+			fmt.Fprintf(tw, "    %s\t%s\tpid %s\tport %s\t%s%s\n", s.Name, st.paint(stateColor(s.State), s.State), pid, port, where, extra)
+			if len(s.LogTail) > 0 {
+				tails = append(tails, s)
+			}
+		}
+		if len(tails) > 0 {
+			// Log lines are not table rows: flush the table first.
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, s := range tails {
+				fmt.Fprintf(out, "    %s, last log lines (binky logs %s %s):\n", s.Name, w.Worktree, s.Name)
+				for _, l := range s.LogTail {
+					fmt.Fprintf(out, "      %s\n", st.paint(ansiDim, l))
+				}
+			}
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	printPressure(out, res.Pressure) // reserve.go
+	return nil
+}
+
+func verdictState(passed bool) string {
+	if passed {
+		return "up"
+	}
+	return "failed"
 }

@@ -13,6 +13,7 @@ type upCmd struct {
 	Branch string `arg:"" optional:"" help:"Branch (or worktree name) to bring up; default: the worktree you stand in."`
 	JSON   bool   `help:"Print the world as JSON when done."`
 	Quiet  bool   `short:"q" help:"No live progress."`
+	NoWait bool   `name:"no-wait" help:"Fail at once, with the reason, when the world cannot be admitted now (max_parallel, RAM or disk reserve) instead of waiting in the queue."`
 }
 
 func (c *upCmd) Run(g *globals) error {
@@ -20,15 +21,17 @@ func (c *upCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: callerEnv()}
+	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: callerEnv(), NoWait: c.NoWait}
 	cl, err := g.client()
 	if err != nil {
 		return err
 	}
-	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet || c.JSON}
+	pp := newProgress(c.Quiet || c.JSON)
 	start := time.Now()
 	var w api.World
-	if err := cl.Call(g.ctx, api.OpUp, args, api.Handlers{Progress: pp.show}, &w); err != nil {
+	err = cl.Call(g.ctx, api.OpUp, args, api.Handlers{Progress: pp.show}, &w)
+	pp.done()
+	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("up: %w", err)}
 	}
 	if c.JSON {
@@ -37,7 +40,7 @@ func (c *upCmd) Run(g *globals) error {
 	if w.Noop {
 		fmt.Printf("%s/%s is already up (nothing to do)\n", w.Project, w.Worktree)
 	} else {
-		fmt.Printf("%s/%s is up in %.1fs (ports %d-%d, %s)\n", w.Project, w.Worktree, time.Since(start).Seconds(), w.Ports[0], w.Ports[1], w.Path)
+		fmt.Printf("%s/%s is up in %.1fs (%s, %s)\n", w.Project, w.Worktree, time.Since(start).Seconds(), portsLabel(w.Ports), w.Path)
 	}
 	for _, s := range w.Services {
 		where := s.URL

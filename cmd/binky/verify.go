@@ -11,7 +11,8 @@ import (
 )
 
 type verifyCmd struct {
-	Worktree string `arg:"" help:"Worktree name or branch."`
+	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
+	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
 	JSON     bool   `help:"Print the recorded run as JSON (command output goes to stderr)."`
 }
 
@@ -36,7 +37,7 @@ func (c *verifyCmd) Run(g *globals) error {
 			}
 		},
 	}
-	err = cl.Call(g.ctx, api.OpVerify, api.VerifyArgs{WorldRef: refFromArg(c.Worktree)}, h, &v)
+	err = cl.Call(g.ctx, api.OpVerify, api.VerifyArgs{WorldRef: refFromArg(c.Worktree, c.Project)}, h, &v)
 	var ae *api.Error
 	if errors.As(err, &ae) && len(ae.Detail) > 0 {
 		json.Unmarshal(ae.Detail, &v)
@@ -57,7 +58,7 @@ func (c *verifyCmd) Run(g *globals) error {
 		if !v.Passed {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(os.Stderr, "verify %s at %s in %.1fs\n", verdict, shortCommit(v.Commit), time.Since(start).Seconds())
+		fmt.Fprintf(os.Stderr, "verify %s at %s in %.1fs\n", verdict, commitLabel(v.Commit, v.Dirty), time.Since(start).Seconds())
 	}
 	if !v.Passed {
 		return &exitError{code: 1}
@@ -66,7 +67,8 @@ func (c *verifyCmd) Run(g *globals) error {
 }
 
 type resetCmd struct {
-	Worktree string `arg:"" help:"Worktree name or branch."`
+	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
+	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
 	Service  string `arg:"" optional:"" help:"One adapter service; default: all of them."`
 	Quiet    bool   `short:"q" help:"No live progress."`
 }
@@ -76,11 +78,13 @@ func (c *resetCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet}
+	pp := newProgress(c.Quiet)
 	start := time.Now()
 	var w api.World
-	args := api.ResetArgs{WorldRef: refFromArg(c.Worktree), Service: c.Service}
-	if err := cl.Call(g.ctx, api.OpReset, args, api.Handlers{Progress: pp.show}, &w); err != nil {
+	args := api.ResetArgs{WorldRef: refFromArg(c.Worktree, c.Project), Service: c.Service}
+	err = cl.Call(g.ctx, api.OpReset, args, api.Handlers{Progress: pp.show}, &w)
+	pp.done()
+	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("reset: %w", err)}
 	}
 	fmt.Printf("%s/%s reset to its golden state in %.1fs\n", w.Project, w.Worktree, time.Since(start).Seconds())

@@ -7,16 +7,17 @@ import (
 
 // Ops the daemon serves.
 const (
-	OpPing   = "ping"
-	OpUp     = "up"
-	OpDown   = "down"
-	OpRemove = "remove"
-	OpStatus = "status"
-	OpEnv    = "env"
-	OpVerify = "verify"
-	OpReset  = "reset"
-	OpStop   = "stop"
-	OpGolden = "golden"
+	OpPing    = "ping"
+	OpUp      = "up"
+	OpDown    = "down"
+	OpRemove  = "remove"
+	OpStatus  = "status"
+	OpEnv     = "env"
+	OpVerify  = "verify"
+	OpReset   = "reset"
+	OpStop    = "stop"
+	OpGolden  = "golden"
+	OpReserve = "reserve"
 )
 
 // Request is the first and only line a client sends.
@@ -75,9 +76,14 @@ const (
 // WorldRef names one world: a worktree name or a branch, optionally with the
 // directory the caller stands in to tell projects apart, and the caller's
 // environment.
+//
+// An empty Name means the worktree Dir is in (as `binky up` with no
+// branch). Project, when set, keeps only that project's worlds, for a
+// worktree name two projects share.
 type WorldRef struct {
-	Name string `json:"name,omitempty"`
-	Dir  string `json:"dir,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Dir     string `json:"dir,omitempty"`
+	Project string `json:"project,omitempty"`
 	// Env is the caller's whole environment (os.Environ as a map), for
 	// verbs that render tokens or call adapters: ${env.NAME} resolves from
 	// it first, and the commands a verb runs (migrate, seed, verify) start
@@ -94,6 +100,9 @@ type UpArgs struct {
 	// this up starts, and where ${env.NAME} resolves first. The daemon's own
 	// environment is never used.
 	Env map[string]string `json:"env,omitempty"`
+	// NoWait refuses at once, with the reason, instead of waiting in the
+	// admission queue.
+	NoWait bool `json:"no_wait,omitempty"`
 }
 
 // DownArgs stops a world's processes.
@@ -126,6 +135,9 @@ type VerifyArgs struct {
 // StatusArgs filters status; empty means every world on the machine.
 type StatusArgs struct {
 	WorldRef
+	// Here asks for the one world of the worktree Dir is in when Name is
+	// empty (binky logs with no worktree).
+	Here bool `json:"here,omitempty"`
 }
 
 // Golden actions.
@@ -186,6 +198,57 @@ type World struct {
 	Services []Service `json:"services"`
 	Verify   *Verify   `json:"verify,omitempty"`
 	Noop     bool      `json:"noop,omitempty"`
+	// Queue is set while the world's up waits for admission (State
+	// "queued").
+	Queue *Queue `json:"queue,omitempty"`
+	// Suspended says why a suspended world was stopped: "pressure" or
+	// "idle".
+	Suspended string `json:"suspended,omitempty"`
+}
+
+// Queue is a world's place in the admission queue.
+type Queue struct {
+	Position int    `json:"position"` // 1 is next
+	Reason   string `json:"reason"`   // e.g. "max_parallel 4 reached"
+}
+
+// Pressure is the machine's free RAM and disk against the reserves, and
+// how many worlds hold or wait for a place.
+type Pressure struct {
+	RAMFreePct   float64 `json:"ram_free_pct"`  // -1 when unknown
+	RAMReserve   float64 `json:"ram_reserve"`   // percent
+	DiskFreeGB   float64 `json:"disk_free_gb"`  // -1 when unknown
+	DiskHeadroom float64 `json:"disk_headroom"` // GB
+	MaxParallel  int     `json:"max_parallel"`  // 0: no bound
+	Running      int     `json:"running"`       // worlds up, starting or suspended
+	Queued       int     `json:"queued"`
+}
+
+// ReserveArgs sets machine-wide admission bounds (nil leaves a value as it
+// is). Dir, when set, adds the bounds of the project the caller stands in.
+type ReserveArgs struct {
+	RAM         *float64 `json:"ram,omitempty"`
+	Disk        *float64 `json:"disk,omitempty"`
+	MaxParallel *int     `json:"max_parallel,omitempty"`
+	Dir         string   `json:"dir,omitempty"`
+}
+
+// ReserveResult is every admission bound, where it comes from, and the
+// machine's pressure now.
+type ReserveResult struct {
+	Values   []ReserveValue `json:"values"`
+	Pressure Pressure       `json:"pressure"`
+}
+
+// ReserveValue is one bound: its value and its source ("default",
+// "registry (binky reserve)" or a binky.toml).
+type ReserveValue struct {
+	Name        string  `json:"name"`
+	Value       float64 `json:"value"`
+	Unit        string  `json:"unit,omitempty"`
+	Source      string  `json:"source"`
+	Project     float64 `json:"project,omitempty"` // the caller's project's own value, when it sets one
+	ProjectFile string  `json:"project_file,omitempty"`
 }
 
 // Service describes one service of a world. Address is redacted.
@@ -201,6 +264,8 @@ type Service struct {
 	Address  string         `json:"address,omitempty"`
 	Restarts int            `json:"restarts,omitempty"`
 	Error    string         `json:"error,omitempty"`
+	// LogTail is the last lines of a failed service's log, redacted.
+	LogTail []string `json:"log_tail,omitempty"`
 }
 
 // Verify is the last verify run of a world.
@@ -224,7 +289,8 @@ type Check struct {
 
 // StatusResult lists worlds.
 type StatusResult struct {
-	Worlds []World `json:"worlds"`
+	Worlds   []World   `json:"worlds"`
+	Pressure *Pressure `json:"pressure,omitempty"`
 }
 
 // EnvResult is the expose set: service name → coordinate.
@@ -233,6 +299,15 @@ type EnvResult struct {
 	Worktree string            `json:"worktree"`
 	Env      map[string]string `json:"env"`
 	Order    []string          `json:"order"`
+	// Direct is, for each exposed service that listens on a port of the
+	// world's block, http://127.0.0.1:<port>: the same service without the
+	// proxy and without resolving a *.localhost name, for clients whose
+	// resolver does not map *.localhost to loopback (Go's, on most Linux
+	// machines). Adapter services have none: their address is direct.
+	Direct map[string]string `json:"direct,omitempty"`
+	// State is the world's state; env of a world that is not up still
+	// answers (its coordinates are fixed), and the CLI warns.
+	State string `json:"state,omitempty"`
 }
 
 // PingResult identifies the daemon.
@@ -245,12 +320,18 @@ type PingResult struct {
 }
 
 // EnvVars names each exposed coordinate BINKY_<SERVICE>_URL (the service
-// name upper-cased, anything outside [A-Z0-9] as _), the variables verify
-// commands see and `env --dotenv` prints.
+// name upper-cased, anything outside [A-Z0-9] as _), and each direct
+// address BINKY_<SERVICE>_DIRECT_URL: the variables verify commands see
+// and `env --dotenv` prints.
 func EnvVars(r EnvResult) map[string]string {
 	out := map[string]string{}
 	for name, v := range r.Env {
 		out["BINKY_"+envName(name)+"_URL"] = v
+	}
+	for name, v := range r.Direct {
+		if _, ok := r.Env[name]; ok {
+			out["BINKY_"+envName(name)+"_DIRECT_URL"] = v
+		}
 	}
 	return out
 }

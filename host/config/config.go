@@ -32,6 +32,8 @@ type Config struct {
 	Services map[string]*Service
 	Order    []string
 	Agents   Agents
+	// Worktree is the [worktree] table (docs/warm.md).
+	Worktree Worktree
 
 	pos posIndex
 }
@@ -48,6 +50,17 @@ type Project struct {
 	// least recently used beyond it are dropped); DefaultGoldenKeep when
 	// unset, never below 1.
 	GoldenKeep int
+	// Admission (docs/admission.md). MaxParallel, RAMReserve and
+	// DiskHeadroom can only tighten the machine's bounds for this project;
+	// zero means "the machine's".
+	MaxParallel  int
+	RAMReserve   float64 // percent of RAM kept free
+	DiskHeadroom float64 // GB of disk kept free
+	// Wake starts a down world when the proxy gets a request for it.
+	Wake bool
+	// IdleSuspend suspends a world after this long with no proxied request
+	// and no CPU; zero never.
+	IdleSuspend time.Duration
 }
 
 // Service is one [services.<name>] table: a cmd service (a process binky

@@ -10,14 +10,15 @@ import (
 
 // The schema: every key a binky.toml may hold, per table.
 var (
-	topKeys     = []string{"project", "services", "agents"}
-	projectKeys = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep"}
-	commonKeys  = []string{"cmd", "adapter", "depends_on", "env"}
-	cmdKeys     = []string{"cwd", "env_file", "ports", "url", "health", "restart", "watch", "stop_signal", "stop_timeout"}
-	adapterKeys = []string{"admin_url", "migrate", "seed", "clone_from", "inputs", "timeout", "config"}
-	healthKeys  = []string{"http", "tcp", "exec", "timeout", "interval"}
-	agentsKeys  = []string{"expose", "verify"}
-	serviceKeys = slices.Concat(commonKeys, cmdKeys, adapterKeys)
+	topKeys      = []string{"project", "services", "agents", "worktree"}
+	projectKeys  = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep", "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend"}
+	commonKeys   = []string{"cmd", "adapter", "depends_on", "env"}
+	cmdKeys      = []string{"cwd", "env_file", "ports", "url", "health", "restart", "watch", "stop_signal", "stop_timeout"}
+	adapterKeys  = []string{"admin_url", "migrate", "seed", "clone_from", "inputs", "timeout", "config"}
+	healthKeys   = []string{"http", "tcp", "exec", "timeout", "interval"}
+	agentsKeys   = []string{"expose", "verify"}
+	worktreeKeys = []string{"copy", "copy_from", "setup", "inputs", "timeout"}
+	serviceKeys  = slices.Concat(commonKeys, cmdKeys, adapterKeys)
 )
 
 var (
@@ -234,10 +235,15 @@ func (d *decoder) config(raw map[string]any) *Config {
 			if m, ok := d.table(v, []string{k}, "write an [agents] table with expose and verify"); ok {
 				d.agents(&c.Agents, m)
 			}
+		case "worktree":
+			if m, ok := d.table(v, []string{k}, `write a [worktree] table with copy = ["…"] and setup = ["…"]`); ok {
+				d.worktree(c, m)
+			}
 		default:
 			d.unknown(nil, k, topKeys, "binky.toml")
 		}
 	}
+	d.worktreeRefs(c)
 	if _, ok := raw["project"]; !ok {
 		d.errorf(nil, `add a [project] table with name = "…"`, "missing [project] table")
 	}
@@ -271,6 +277,8 @@ func (d *decoder) project(p *Project, m map[string]any) {
 			p.WorktreeDir, _ = d.nonEmpty(v, kp)
 		case "golden_keep":
 			d.goldenKeep(p, v, kp)
+		case "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend":
+			d.admission(p, k, v, kp)
 		default:
 			d.unknown(path, k, projectKeys, "[project]")
 		}
@@ -281,7 +289,7 @@ func (d *decoder) project(p *Project, m map[string]any) {
 }
 
 func (d *decoder) portRange(p *Project, v any, path []string) {
-	const hint = "write port_range = [lo, hi] with 1024 <= lo < hi <= 65535"
+	const hint = "write port_range = [lo, hi] with 1024 <= lo <= hi <= 65535 (both ends included)"
 	arr, ok := v.([]any)
 	if !ok || len(arr) != 2 {
 		what := typeName(v)
@@ -304,8 +312,8 @@ func (d *decoder) portRange(p *Project, v any, path []string) {
 		}
 		r[i] = int(n)
 	}
-	if r[0] >= r[1] {
-		d.errorf(path, hint, "project.port_range [%d, %d] is empty: lo must be below hi", r[0], r[1])
+	if r[0] > r[1] {
+		d.errorf(path, hint, "project.port_range [%d, %d] is empty: lo must not be above hi", r[0], r[1])
 		return
 	}
 	p.PortRange = r

@@ -96,7 +96,8 @@ func (c *Config) TokenStrings() []string {
 			out = append(out, l.value)
 		}
 	}
-	return append(out, c.Agents.Verify...)
+	out = append(out, c.Agents.Verify...)
+	return append(out, c.Worktree.Setup...)
 }
 
 // EnvNames returns every NAME of a ${env.NAME} token anywhere in the
@@ -267,3 +268,37 @@ func refName(isSelf bool, s *Service) string {
 
 // EnvNames is c.EnvNames().
 func EnvNames(c *Config) []string { return c.EnvNames() }
+
+// ProductAdapters are the adapter names Binky's own adapters answer to
+// (names and aliases), known to `binky check` even before their binaries
+// are installed.
+var ProductAdapters = []string{
+	"postgres", "postgresql", "mysql", "mariadb", "percona", "redis", "valkey",
+	"mongodb", "s3", "minio", "kafka", "redpanda", "rabbitmq", "clickhouse",
+	"elasticsearch", "opensearch", "qdrant", "sqlite",
+}
+
+// CheckAdapterNames warns, at its line, about each adapter service whose
+// adapter no known name answers to (known: the names and aliases of the
+// discovered adapters; ProductAdapters are always known), with the nearest
+// known name: `adapter = "postgress"` is a typo binky up would only report
+// once it tried to reach the adapter. src is the file's text, for
+// positions; name is the file name diagnostics carry.
+func CheckAdapterNames(name, src string, cfg *Config, known []string) Diagnostics {
+	if cfg == nil {
+		return nil
+	}
+	all := append(slices.Clone(ProductAdapters), known...)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	d := &decoder{file: name, pos: indexPositions(stripBOM(src))}
+	for _, svcName := range cfg.Order {
+		s := cfg.Services[svcName]
+		if s == nil || !s.IsAdapter() || strings.Contains(s.Adapter, "${") || slices.Contains(all, s.Adapter) {
+			continue
+		}
+		hint := didYouMean(s.Adapter, all, "binky adapters lists the installed adapters; install binky-adapter-"+s.Adapter+" or fix the name")
+		d.warnf([]string{"services", svcName, "adapter"}, hint, "services.%s uses adapter %s, which no known adapter answers to", svcName, quote(s.Adapter))
+	}
+	return d.diags
+}

@@ -51,6 +51,9 @@ func validate(d *decoder, c *Config) {
 			d.errorf(ep, didYouMean(name, c.Order, "expose lists service names, not fields: "+nameList(c.Order)), "agents.expose names %s, which is not a service", quote(name))
 		case seen[name]:
 			d.warnf(ep, "remove the duplicate", "agents.expose lists %s twice", quote(name))
+		case !c.Services[name].IsAdapter() && len(c.Services[name].PortNames()) == 0:
+			d.warnf(ep, fmt.Sprintf("give services.%s ports or a url, or remove it from expose", name),
+				"agents.expose names %s, which has no address (a cmd service with neither ports nor url): binky env would leave it out", quote(name))
 		}
 		seen[name] = true
 	}

@@ -29,7 +29,7 @@ func Ping(ctx context.Context, home string) (*api.PingResult, error) {
 // session, surviving the caller's terminal) when none answers. exe is the
 // binky binary to run (os.Executable for the CLI).
 func Ensure(ctx context.Context, home, exe string) (*api.Client, error) {
-	if _, err := Ping(ctx, home); err == nil {
+	if err := pingSettled(ctx, home); err == nil {
 		return &api.Client{Home: home}, nil
 	} else if !errors.Is(err, api.ErrNoDaemon) {
 		return nil, err
@@ -38,6 +38,22 @@ func Ensure(ctx context.Context, home, exe string) (*api.Client, error) {
 		return nil, err
 	}
 	return &api.Client{Home: home}, nil
+}
+
+// pingSettled pings home's daemon. A daemon dying under the ping (killed
+// mid-answer: the connection resets or closes before a reply) is not an
+// answer either way, so it pings again until the socket answers or refuses,
+// for up to 2s.
+func pingSettled(ctx context.Context, home string) error {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_, err := Ping(ctx, home)
+		var ae *api.Error
+		if err == nil || errors.Is(err, api.ErrNoDaemon) || errors.As(err, &ae) || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 }
 
 // Start launches a daemon for home and waits until it answers. When one is

@@ -150,7 +150,14 @@ func (w *world) exposed(coords map[string]string) (map[string]string, []string) 
 // at: it belongs to whichever shell first started the daemon, not to the
 // caller. A name found nowhere is an error naming both places.
 func resolveEnv(cfg *config.Config, root string, caller map[string]string) (map[string]string, error) {
-	names := tokens.EnvNames(cfg)
+	return resolveEnvOf(cfg, cfg, root, caller)
+}
+
+// resolveEnvOf is resolveEnv for the ${env.*} names of src only (a part of
+// cfg, such as its adapter services): a verb that needs only those does not
+// fail on a name only a process would use.
+func resolveEnvOf(src tokens.Source, cfg *config.Config, root string, caller map[string]string) (map[string]string, error) {
+	names := tokens.EnvNames(src)
 	if len(names) == 0 {
 		return map[string]string{}, nil
 	}

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/binkyhq/binky/host/adapter"
+	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/ports"
@@ -49,7 +52,12 @@ type Daemon struct {
 	ports     *ports.Allocator
 	adapter   *adapter.Host
 	sup       *supervisor.Supervisor
+	cgroups   *supervisor.Cgroups // nil: processes tracked by group and marker only
 	proxy     *proxy.Proxy
+	adm       *admission.Controller // the admission queue (admission.go)
+	limits    machineLimits
+	admOff    bool             // BINKY_TEST_ADMISSION=off: the benchmark's baseline
+	admSrc    admission.Source // where pressure is read
 	routeKick chan struct{}
 	started   time.Time
 
@@ -77,16 +85,17 @@ func New(opts Options) *Daemon {
 		routeKick: make(chan struct{}, 1),
 	}
 	d.handlers = map[string]handler{
-		api.OpPing:   d.opPing,
-		api.OpStop:   d.opStop,
-		api.OpUp:     d.opUp,
-		api.OpDown:   d.opDown,
-		api.OpRemove: d.opRemove,
-		api.OpStatus: d.opStatus,
-		api.OpEnv:    d.opEnv,
-		api.OpVerify: d.opVerify,
-		api.OpReset:  d.opReset,
-		api.OpGolden: d.opGolden,
+		api.OpPing:    d.opPing,
+		api.OpStop:    d.opStop,
+		api.OpUp:      d.opUp,
+		api.OpDown:    d.opDown,
+		api.OpRemove:  d.opRemove,
+		api.OpStatus:  d.opStatus,
+		api.OpEnv:     d.opEnv,
+		api.OpVerify:  d.opVerify,
+		api.OpReset:   d.opReset,
+		api.OpGolden:  d.opGolden,
+		api.OpReserve: d.opReserve,
 	}
 	return d
 }
@@ -127,16 +136,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.emit(events.Event{Event: events.AdapterStderr, Adapter: name, Error: call + ": " + text})
 		},
 	})
+	d.cgroups = d.openCgroups()
 	d.sup = supervisor.New(supervisor.Options{
 		Logger:  d.log.Named("supervisor"),
 		Store:   &supStore{d: d},
 		OnEvent: d.onSupervisorEvent,
+		Cgroups: d.cgroups,
 	})
 	defer d.sup.Shutdown()
 
 	d.startProxy(ctx)
 	go d.routeLoop(ctx)
 	d.reconcile(ctx)
+	d.startAdmission(ctx)
 
 	sock := api.Socket(d.home)
 	os.Remove(sock) // we hold the lock: any socket file left is stale
@@ -225,4 +237,23 @@ func (o redactedOutput) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// openCgroups opens the cgroups that track each world's processes, named
+// for this BINKY_HOME, or returns nil (and logs why) where the machine has
+// no writable cgroup v2.
+func (d *Daemon) openCgroups() *supervisor.Cgroups {
+	if os.Getenv("BINKY_NO_CGROUPS") != "" {
+		d.log.Info("world processes tracked by process group and marker (BINKY_NO_CGROUPS is set)")
+		return nil
+	}
+	abs, _ := filepath.Abs(d.home)
+	sum := sha256.Sum256([]byte(abs))
+	cg, err := supervisor.OpenCgroups("home-" + hex.EncodeToString(sum[:6]))
+	if err != nil {
+		d.log.Info("world processes tracked by process group and marker", "why", err)
+		return nil
+	}
+	d.log.Info("world processes tracked by cgroup v2", "root", cg.Root())
+	return cg
 }

@@ -48,6 +48,7 @@ func (d *Daemon) opDown(ctx context.Context, raw json.RawMessage, s *stream) (an
 // call, so an acknowledged stop is durable. It fails, naming the pids,
 // while any process of the world is alive.
 func (d *Daemon) stopWorld(ctx context.Context, s *stream, rec *registry.Worktree, during, after string) error {
+	d.beforeStop(ctx, rec)
 	if err := d.reg.SetWorktreeState(ctx, rec.ID, during); err != nil {
 		return fmt.Errorf("record that %s is %s (nothing was stopped): %w", rec.Name, during, err)
 	}
@@ -79,6 +80,14 @@ func (d *Daemon) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
 		}
 	}
+	// The world's cgroup holds even what dropped its marker and left its
+	// session: a daemon a service double-forked, with a clean environment.
+	if pids := d.cgroups.Procs(rec.Project, rec.Name); len(pids) > 0 {
+		s.progress("stop", "", fmt.Sprintf("ending %d process(es) left in the world's cgroup: pid %s", len(pids), joinInts(pids)))
+		if left := d.cgroups.End(rec.Project, rec.Name, 10*time.Second); len(left) > 0 {
+			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
+		}
+	}
 	for _, sv := range svcs {
 		if sv.Kind != registry.KindCmd {
 			continue
@@ -100,6 +109,7 @@ func (d *Daemon) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 	rec.State = after
 	d.refreshRoutes(ctx)
 	d.emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
+	d.released(rec.Project, rec.Name) // admits the next queued world
 	return nil
 }
 
@@ -206,6 +216,7 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 		d.emit(events.Event{Event: events.PortsReleased, Project: rec.Project, Worktree: rec.Name, PortLo: lo, PortHi: hi})
 	}
 	os.RemoveAll(d.logDir(rec.Project, rec.Name))
+	d.cgroups.Remove(rec.Project, rec.Name)
 	if err := d.reg.DeleteWorktree(ctx, rec.ID); err != nil {
 		return nil, err
 	}
@@ -254,7 +265,7 @@ func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	if err != nil {
 		return nil, errorf(api.CodeInvalid, "read the world's config to find its adapters (nothing was removed): %v", err)
 	}
-	envVals, err := resolveEnv(cfg, rec.Path, callerEnv)
+	envVals, err := resolveEnvOf(adapterStrings{cfg}, cfg, rec.Path, callerEnv)
 	if err != nil {
 		return nil, errorf(api.CodeInvalid, "%v (nothing was removed)", err)
 	}
@@ -290,6 +301,28 @@ func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, conn: conn, target: d.target(w, &s2, name, coords)})
 	}
 	return plan, nil
+}
+
+// adapterStrings is the token source of cfg's adapter services alone: what
+// destroying their slices renders (admin_url, config).
+type adapterStrings struct{ cfg *config.Config }
+
+func (a adapterStrings) TokenStrings() []string {
+	cfg := a.cfg
+	var out []string
+	for _, name := range cfg.Order {
+		svc := cfg.Services[name]
+		if !svc.IsAdapter() {
+			continue
+		}
+		out = append(out, svc.AdminURL)
+		for _, v := range svc.Config {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // destroySlices drops each planned slice and forgets it, so a remove cut

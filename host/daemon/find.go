@@ -12,12 +12,14 @@ import (
 	"github.com/binkyhq/binky/sdk/names"
 )
 
-// findWorld resolves a worktree name or branch to one recorded world. When
-// several projects have a world of that name, the project of the caller's
-// directory wins; otherwise the name is ambiguous and the error says so.
+// findWorld resolves a worktree name or branch to one recorded world; with
+// no name, the world of the worktree the caller's directory is in. Project,
+// when given, keeps only that project's worlds. When several projects have
+// a world of that name, the project of the caller's directory wins;
+// otherwise the name is ambiguous and the error says so.
 func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Worktree, error) {
 	if ref.Name == "" {
-		return nil, errorf(api.CodeInvalid, "which worktree? give its name or branch (binky status lists them)")
+		return d.worldHere(ctx, ref)
 	}
 	found, err := d.reg.FindWorktree(ctx, ref.Name)
 	if err != nil {
@@ -29,6 +31,25 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 				return nil, err
 			}
 		}
+	}
+	if ref.Project != "" {
+		var in []*registry.Worktree
+		var others []string
+		for _, w := range found {
+			if w.Project == ref.Project {
+				in = append(in, w)
+			} else {
+				others = append(others, w.Project)
+			}
+		}
+		if len(in) == 0 {
+			hint := "binky status lists every world"
+			if len(others) > 0 {
+				hint = "projects with a world of that name: " + strings.Join(others, ", ")
+			}
+			return nil, errorf(api.CodeNotFound, "project %q has no world named %q (%s)", ref.Project, ref.Name, hint)
+		}
+		found = in
 	}
 	// A world belongs to one repository: standing in a repository of
 	// project P, a world of P recorded for another repository (a second
@@ -66,6 +87,28 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 		projects = append(projects, w.Project)
 	}
 	return nil, errorf(api.CodeInvalid, "%q names a world in several projects (%s): run the command inside the project's repository", ref.Name, strings.Join(projects, ", "))
+}
+
+// worldHere is the world of the worktree dir is in, as `binky up` with no
+// branch would bring up.
+func (d *Daemon) worldHere(ctx context.Context, ref api.WorldRef) (*registry.Worktree, error) {
+	if ref.Dir == "" {
+		return nil, errorf(api.CodeInvalid, "which worktree? give its name or branch (binky status lists them)")
+	}
+	wt, err := worktree.Current(ctx, ref.Dir)
+	if err != nil {
+		return nil, errorf(api.CodeInvalid, "which worktree? %s is not inside a worktree of a git repository, so give the worktree's name or branch (binky status lists them): %v", ref.Dir, err)
+	}
+	all, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range all {
+		if (ref.Project == "" || w.Project == ref.Project) && samePath(w.Path, wt.Path) {
+			return w, nil
+		}
+	}
+	return nil, errorf(api.CodeNotFound, "the worktree at %s has no world yet (binky up brings it up; binky status lists the worlds)", wt.Path)
 }
 
 // lockWorld finds a world and takes its lock, then reads it again: an op

@@ -31,6 +31,7 @@ func (d *Daemon) startProxy(ctx context.Context) {
 		TLSAddr:   d.opts.ProxyTLSAddr,
 		Certs:     cm,
 		Dashboard: d.dashboardHandler(),
+		Waker:     waker{d},
 	})
 	if err := p.Start(ctx); err != nil {
 		d.log.Warn("proxy not started; services stay reachable on their ports", "error", err)
@@ -112,6 +113,9 @@ func (d *Daemon) refreshRoutes(ctx context.Context) {
 			state := proxy.StateDown
 			if st, ok := d.sup.State(supKey(rec.Project, rec.Name, sv.Name)); ok {
 				state = routeState(string(st.State))
+			}
+			if rec.State == stateSuspended {
+				state = proxy.StateSuspended
 			}
 			routes = append(routes, proxy.Route{
 				Host:    names.Host(c.URL, rec.Name, rec.Project),

@@ -26,6 +26,12 @@ type stream struct {
 	enc   *json.Encoder
 	start time.Time
 	dead  bool
+	// gone is closed when the caller hangs up. Most ops finish anyway (a
+	// world is not left half-made); a queued up leaves the queue.
+	gone <-chan struct{}
+	// redact hides secrets in what progress and output frames carry (a
+	// verify command's output, a message quoting an adapter).
+	redact func(string) string
 }
 
 func (s *stream) send(f api.Frame) {
@@ -41,10 +47,16 @@ func (s *stream) send(f api.Frame) {
 
 // progress reports a step; safe from many goroutines.
 func (s *stream) progress(step, service, msg string) {
+	if s.redact != nil {
+		msg = s.redact(msg)
+	}
 	s.send(api.Frame{Progress: &api.Progress{Step: step, Service: service, Message: msg, Elapsed: time.Since(s.start).Milliseconds()}})
 }
 
 func (s *stream) output(check int, streamName, data string) {
+	if s.redact != nil {
+		data = s.redact(data)
+	}
 	s.send(api.Frame{Output: &api.Output{Check: check, Stream: streamName, Data: data}})
 }
 
@@ -98,7 +110,19 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 	}
 	// The call's context ends when the daemon stops; a caller that hangs
 	// up does not abort work that would leave a world half-made.
-	s := &stream{enc: enc, start: time.Now()}
+	gone := make(chan struct{})
+	go func() {
+		// The caller sends nothing after its request: a read that returns
+		// means it hung up (or the call ended and c was closed).
+		var b [1]byte
+		for {
+			if _, err := c.Read(b[:]); err != nil {
+				close(gone)
+				return
+			}
+		}
+	}()
+	s := &stream{enc: enc, start: time.Now(), gone: gone, redact: d.redact.String}
 	res, err := h(ctx, req.Args, s)
 	if err != nil {
 		var ae *api.Error

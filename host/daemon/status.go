@@ -3,11 +3,14 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
 )
 
@@ -18,7 +21,7 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 		return nil, err
 	}
 	var recs []*registry.Worktree
-	if a.Name != "" {
+	if a.Name != "" || a.Here {
 		rec, err := d.findWorld(ctx, a.WorldRef)
 		if err != nil {
 			return nil, err
@@ -38,6 +41,7 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 		}
 		res.Worlds = append(res.Worlds, *w)
 	}
+	d.admissionStatus(&res, a.Name == "")
 	sort.SliceStable(res.Worlds, func(i, j int) bool {
 		if res.Worlds[i].Project != res.Worlds[j].Project {
 			return res.Worlds[i].Project < res.Worlds[j].Project
@@ -96,6 +100,8 @@ func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.
 			switch out.State {
 			case "running", "healthy", "starting":
 				out.Error = "" // an old exit's text says nothing about this run
+			case "failed", "lost", "exited":
+				out.LogTail = d.logTail(rec, sv.Name)
 			}
 		}
 		w.Services = append(w.Services, out)
@@ -113,6 +119,19 @@ func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.
 		}
 	}
 	return w, nil
+}
+
+// failedTail is how many log lines status shows of a failed service.
+const failedTail = 5
+
+// logTail is the last lines of a service's log, redacted as one text (a
+// secret wrapped over lines is masked too), or nil when it has none.
+func (d *Daemon) logTail(rec *registry.Worktree, svc string) []string {
+	lines, err := supervisor.ReadLogs(filepath.Join(d.logDir(rec.Project, rec.Name), svc+".log"), failedTail)
+	if err != nil || len(lines) == 0 {
+		return nil
+	}
+	return strings.Split(d.redact.String(strings.Join(lines, "\n")), "\n")
 }
 
 // worldState is what status reports for a world: an up world whose service
@@ -160,33 +179,46 @@ func (d *Daemon) opEnv(ctx context.Context, raw json.RawMessage, _ *stream) (any
 	if err != nil {
 		return nil, err
 	}
-	env, order, err := d.exposed(ctx, rec)
+	res, err := d.exposed(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
-	return api.EnvResult{Project: rec.Project, Worktree: rec.Name, Env: env, Order: order}, nil
+	res.State = rec.State
+	return res, nil
 }
 
-// exposed computes the expose set of a recorded world.
-func (d *Daemon) exposed(ctx context.Context, rec *registry.Worktree) (map[string]string, []string, error) {
+// exposed computes the expose set of a recorded world, with the direct
+// address of each exposed service that listens on a port of its block.
+func (d *Daemon) exposed(ctx context.Context, rec *registry.Worktree) (api.EnvResult, error) {
+	res := api.EnvResult{Project: rec.Project, Worktree: rec.Name}
 	cfg, err := d.worldConfig(rec)
 	if err != nil {
-		return nil, nil, err
+		return res, err
 	}
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
-		return nil, nil, err
+		return res, err
 	}
 	for _, sv := range svcs {
 		if sv.Kind == registry.KindAdapter && sv.Address != "" {
 			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
 		}
 	}
-	env, order := w.exposed(w.coords())
-	return env, order, nil
+	res.Env, res.Order = w.exposed(w.coords())
+	for _, name := range res.Order {
+		if svc, ok := cfg.Services[name]; ok && !svc.IsAdapter() {
+			if p := firstPort(cfg, name, plan); p > 0 {
+				if res.Direct == nil {
+					res.Direct = map[string]string{}
+				}
+				res.Direct[name] = "http://127.0.0.1:" + strconv.Itoa(p)
+			}
+		}
+	}
+	return res, nil
 }
 
 // redactURL hides the password of a URL-shaped address.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
@@ -36,9 +37,9 @@ const (
 	stateDegraded = "degraded"
 )
 
-// opUp brings one world up: config → worktree → ports → slices → supervise
-// → proxy, each step recorded as it happens.
-func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+// opUp brings one world up: config → worktree → admission → ports → slices
+// → supervise → proxy, each step recorded as it happens.
+func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ any, retErr error) {
 	var a api.UpArgs
 	if err := decode(raw, &a); err != nil {
 		return nil, err
@@ -85,6 +86,23 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (any,
 	if created {
 		d.emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
 	}
+
+	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
+	// RAM and disk), or resume the world if it is suspended. An up that
+	// fails gives its place back.
+	if err := d.admit(ctx, s, cfg, project, wtName, a.NoWait); err != nil {
+		return nil, err
+	}
+	key := worldKey(project, wtName)
+	defer func() {
+		if d.admOff {
+			return
+		}
+		d.adm.Done(key)
+		if retErr != nil {
+			d.released(project, wtName)
+		}
+	}()
 
 	lock := d.worldLock(project, wtName)
 	lock.Lock()
@@ -142,6 +160,9 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (any,
 	if err != nil {
 		return nil, fail(err)
 	}
+	if !d.admOff {
+		d.adm.SetIdle(key, cfg.Project.IdleSuspend)
+	}
 	d.emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
 	return w, nil
 }
@@ -191,9 +212,16 @@ func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 	if size > 0 {
 		s.progress("ports", "", fmt.Sprintf("%d wanted", size))
 		var err error
-		lo, hi, err = d.ports.Reserve(ctx, project, wtName, size, rangeOf(cfg))
+		var skipped []int
+		lo, hi, skipped, err = d.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
 		if err != nil {
 			return nil, errorf(api.CodeConflict, "%v", err)
+		}
+		if len(skipped) > 0 {
+			// Another program's ports were stepped over: say whose.
+			who := heldBy(skipped)
+			d.emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
+			s.progress("ports", "", "skipped ports held by another program: "+who)
 		}
 		if lo, hi, err = d.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
 			return nil, err
@@ -206,6 +234,11 @@ func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 		plan: plan, slices: map[string]slice{}, env: envVals, caller: caller,
 		proxyURL: d.urlFor(cfg),
 		hostOf:   func(svc string) string { return names.Host(cfg.Services[svc].URL, wtName, project) },
+	}
+
+	// 4b. a new worktree starts warm: [worktree] copy, then setup (warm.go).
+	if err := d.warmWorktree(ctx, s, w, rec); err != nil {
+		return nil, err
 	}
 
 	// 5. slices, in depends_on order so an adapter's tokens can name another.
@@ -331,12 +364,29 @@ func (d *Daemon) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 	return true
 }
 
+// anyOwned reports whether some port of held has a visible listener.
+func anyOwned(held []int) bool {
+	for _, p := range held {
+		if ports.OwnerPid(p) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // proveBlock checks that no other program holds a port of the world's block
 // lo..hi. Ports the world's own processes hold are fine. When another
 // program holds one and nothing of the world runs, the block moves to free
 // ports; when the world runs, the error names the port and its holder.
 func (d *Daemon) proveBlock(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, lo, hi, size int) (int, int, error) {
 	held := d.ports.Check(ctx, lo, hi)
+	// A port found held with no visible listener is looked at again for a
+	// moment: under a stampede a probe can fail for a passing reason (a
+	// probe of a neighbour's search, descriptors running short).
+	for try := 0; try < 5 && len(held) > 0 && !anyOwned(held); try++ {
+		time.Sleep(40 * time.Millisecond)
+		held = d.ports.Check(ctx, lo, hi)
+	}
 	if len(held) == 0 {
 		return lo, hi, nil
 	}

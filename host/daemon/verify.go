@@ -34,11 +34,11 @@ func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 	if len(cfg.Agents.Verify) == 0 {
 		return nil, errorf(api.CodeInvalid, "%s has no [agents] verify commands in binky.toml", rec.Project)
 	}
-	exposed, order, err := d.exposed(ctx, rec)
+	exposed, err := d.exposed(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
-	env := verifyEnv(rec, api.EnvResult{Project: rec.Project, Worktree: rec.Name, Env: exposed, Order: order}, a.Env, d.home)
+	env := verifyEnv(rec, exposed, a.Env, d.home)
 	coords, err := d.verifyCoords(ctx, rec, cfg, a.Env)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,9 @@ func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 }
 
 // verifyEnv is a check's environment: the caller's (never the daemon's),
-// plus BINKY_<SVC>_URL for each exposed service, BINKY_ENV_JSON holding
+// plus BINKY_<SVC>_URL for each exposed service (and
+// BINKY_<SVC>_DIRECT_URL, its http://127.0.0.1:<port>, for one that listens
+// on a port of the world's block), BINKY_ENV_JSON holding
 // what `binky env` prints, and BINKY_HOME, so a check can drive this
 // world's daemon (`binky env`, `binky status`). Verify commands are the
 // only processes binky gives BINKY_HOME (SECURITY.md).

@@ -13,6 +13,14 @@ const (
 	DownDone        = "down_done"
 	DownFailed      = "down_failed"
 
+	// Admission (docs/admission.md).
+	WorldQueued    = "world_queued"
+	WorldAdmitted  = "world_admitted"
+	WorldRefused   = "world_refused"
+	WorldSuspended = "world_suspended"
+	WorldResumed   = "world_resumed"
+	WorldWoken     = "world_woken"
+
 	// Ports.
 	PortsReserved = "ports_reserved"
 	PortsReleased = "ports_released"
@@ -59,6 +67,7 @@ func Names() []string {
 	return []string{
 		WorktreeCreated, WorktreeRemoved, UpStarted, UpDone, UpFailed,
 		DownStarted, DownDone, DownFailed,
+		WorldQueued, WorldAdmitted, WorldRefused, WorldSuspended, WorldResumed, WorldWoken,
 		PortsReserved, PortsReleased, PortsHeld,
 		SliceProvisioned, SliceResolved, SliceCloned, SliceDestroyed, SliceFailed,
 		SliceVanished,

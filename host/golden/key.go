@@ -105,6 +105,13 @@ func KeyOf(spec Spec, root string) (Key, error) {
 	return Key{Sum: hex.EncodeToString(h.Sum(nil)), Inputs: inputs}, nil
 }
 
+// InputsOf hashes the files globs match under root, as KeyOf does: every
+// matched file once, sorted, with the SHA-256 of its content, and each glob
+// that matched nothing. host/warm keys [worktree] setup by it.
+func InputsOf(root string, globs []string) ([]Input, error) {
+	return hashInputs(os.DirFS(root), globs)
+}
+
 // hashInputs lists every file the globs match in fsys, sorted by path and
 // each once, with the SHA-256 of its content; a glob matching nothing
 // contributes its pattern marked NoMatch.

@@ -12,7 +12,7 @@ import (
 
 // Defaults applied when a Probe leaves Timeout or Interval at zero.
 const (
-	DefaultTimeout  = 30 * time.Second
+	DefaultTimeout  = 60 * time.Second // config.DefaultHealthTimeout; docs/supervision.md
 	DefaultInterval = 500 * time.Millisecond
 	// maxAttempt bounds one attempt, so a probe that hangs (a server that
 	// accepts and never answers) is retried instead of eating the timeout.

@@ -254,3 +254,31 @@ func TestWaitReportsHangNotStaleRefusal(t *testing.T) {
 	}
 	mu.Unlock()
 }
+
+// The pauses between attempts: eager (≤ 25 ms) while the service is young,
+// then doubling up to the interval, never above it.
+func TestNextGap(t *testing.T) {
+	gap, since := firstGap, time.Duration(0)
+	var young []time.Duration
+	for since < eagerFor {
+		gap = nextGap(gap, since, time.Second)
+		young = append(young, gap)
+		if gap > eagerGap {
+			t.Fatalf("gap %s at %s; want at most %s while young", gap, since, eagerGap)
+		}
+		since += gap
+	}
+	if young[0] != 10*time.Millisecond || young[len(young)-1] != eagerGap {
+		t.Errorf("young gaps %v; want 10ms doubling to %s", young[:4], eagerGap)
+	}
+	for range 10 {
+		gap = nextGap(gap, since, time.Second)
+		since += gap
+	}
+	if gap != time.Second {
+		t.Errorf("gap after 10 more attempts = %s; want the interval 1s", gap)
+	}
+	if g := nextGap(5*time.Millisecond, 0, 2*time.Millisecond); g != 2*time.Millisecond {
+		t.Errorf("gap with a 2ms interval = %s; want 2ms", g)
+	}
+}

@@ -55,10 +55,13 @@ func round(d time.Duration) time.Duration {
 	return d
 }
 
-// Wait repeats the probe every Interval until it passes (nil), Timeout
-// elapses, ctx ends, or alive reports that the process died. alive is called
-// before each attempt and returns nil while the process runs, else its exit;
-// a nil alive means there is no process to watch. The error is an *Error.
+// Wait repeats the probe until it passes (nil), Timeout elapses, ctx ends,
+// or alive reports that the process died. The first attempt runs at once;
+// the pauses after it start at 5 ms and double, at most 25 ms apart while
+// the service is under 2 s old and then up to Interval, so a service is
+// seen healthy within moments of answering. alive is called before each
+// attempt and returns nil while the process runs, else its exit; a nil
+// alive means there is no process to watch. The error is an *Error.
 func Wait(ctx context.Context, p Probe, alive func() error) error {
 	if err := p.Validate(); err != nil {
 		return err
@@ -70,6 +73,7 @@ func Wait(ctx context.Context, p Probe, alive func() error) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last error
+	gap := firstGap
 	for {
 		select {
 		case <-ctx.Done():
@@ -103,8 +107,27 @@ func Wait(ctx context.Context, p Probe, alive func() error) error {
 		}
 		// An attempt cut short at once by the deadline says less than the
 		// one before, which is kept.
-		timer.Reset(p.interval())
+		gap = nextGap(gap, time.Since(start), p.interval())
+		timer.Reset(gap)
 	}
+}
+
+// The pause between attempts starts at firstGap and doubles up to
+// eagerGap while the service is young (eagerFor), so a service that starts
+// answering is seen healthy within eagerGap; after that it doubles up to
+// the probe's interval.
+const (
+	firstGap = 5 * time.Millisecond
+	eagerGap = 25 * time.Millisecond
+	eagerFor = 2 * time.Second
+)
+
+func nextGap(gap, since, interval time.Duration) time.Duration {
+	limit := interval
+	if since < eagerFor {
+		limit = min(eagerGap, interval)
+	}
+	return min(max(gap*2, firstGap), limit)
 }
 
 func lastOr(last, alt error) error {

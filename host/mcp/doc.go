@@ -1,5 +1,5 @@
 // Package mcp is `binky mcp`: a Model Context Protocol server over stdio
-// whose five tools (up, down, status, env, verify) call the same daemon API
+// whose tools (up, down, status, env, verify, logs, reset) call the same daemon API
 // as the CLI (package api, through ctl.Ensure). It owns the tool schemas,
 // turning daemon results into structured tool results with a one-line
 // summary, turning daemon failures into tool errors an agent can read, and

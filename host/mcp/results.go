@@ -15,10 +15,16 @@ import (
 // EnvResult is the env tool's structured result: the world's expose set as
 // `binky env` prints it (Env), and the same values under the variable names
 // verify commands see (Variables, BINKY_<SERVICE>_URL).
+//
+// Direct holds http://127.0.0.1:<port> for each exposed service with a
+// port: the same service without the proxy, for a client whose resolver
+// does not map *.localhost names to loopback (docs/proxy.md).
 type EnvResult struct {
 	Project   string            `json:"project"`
 	Worktree  string            `json:"worktree"`
+	State     string            `json:"state,omitempty"`
 	Env       map[string]string `json:"env"`
+	Direct    map[string]string `json:"direct,omitempty"`
 	Variables map[string]string `json:"variables"`
 }
 
@@ -113,6 +119,15 @@ func shortCommit(c string) string {
 	return c
 }
 
+// commitLabel is shortCommit, with +dirty when the tree had uncommitted
+// changes.
+func commitLabel(commit string, dirty bool) string {
+	if dirty {
+		return shortCommit(commit) + "+dirty"
+	}
+	return shortCommit(commit)
+}
+
 // upSummary is the one line an agent reads after up.
 func upSummary(w api.World, took time.Duration) string {
 	var svcs []string
@@ -127,9 +142,13 @@ func upSummary(w api.World, took time.Duration) string {
 			svcs = append(svcs, fmt.Sprintf("%s %s", s.Name, s.State))
 		}
 	}
-	head := fmt.Sprintf("%s/%s is up in %.1fs (ports %d-%d)", w.Project, w.Worktree, took.Seconds(), w.Ports[0], w.Ports[1])
+	ports := fmt.Sprintf("ports %d-%d", w.Ports[0], w.Ports[1])
+	if w.Ports == [2]int{} {
+		ports = "no ports"
+	}
+	head := fmt.Sprintf("%s/%s is up in %.1fs (%s)", w.Project, w.Worktree, took.Seconds(), ports)
 	if w.Noop {
-		head = fmt.Sprintf("%s/%s was already up (ports %d-%d)", w.Project, w.Worktree, w.Ports[0], w.Ports[1])
+		head = fmt.Sprintf("%s/%s was already up (%s)", w.Project, w.Worktree, ports)
 	}
 	if len(svcs) == 0 {
 		return head
@@ -157,7 +176,7 @@ func statusSummary(r api.StatusResult, now time.Time) string {
 			if v.Stale {
 				stale = ", stale"
 			}
-			s += fmt.Sprintf(" (verify %s at %s%s, %s)", verdict, shortCommit(v.Commit), stale, ago(now.Sub(v.At)))
+			s += fmt.Sprintf(" (verify %s at %s%s, %s)", verdict, commitLabel(v.Commit, v.Dirty), stale, ago(now.Sub(v.At)))
 		}
 		parts = append(parts, s)
 	}
@@ -184,12 +203,25 @@ func envSummary(r EnvResult, order []string) string {
 			names = append(names, k+"="+r.Env[k])
 		}
 	}
-	return fmt.Sprintf("%s/%s exposes %s", r.Project, r.Worktree, strings.Join(names, ", "))
+	s := fmt.Sprintf("%s/%s exposes %s", r.Project, r.Worktree, strings.Join(names, ", "))
+	if len(r.Direct) > 0 {
+		var d []string
+		for _, k := range sortedKeys(r.Direct) {
+			d = append(d, k+"="+r.Direct[k])
+		}
+		s += " (direct, without *.localhost: " + strings.Join(d, ", ") + ")"
+	}
+	switch r.State {
+	case "", "up", "degraded":
+	default:
+		s += fmt.Sprintf("; warning: the world is %s, nothing answers until up", r.State)
+	}
+	return s
 }
 
 func verifySummary(v VerifyResult) string {
 	if v.Passed {
-		return fmt.Sprintf("verify passed for %s at %s: %d of %d checks passed in %.1fs", v.Worktree, shortCommit(v.Commit), len(v.Checks), len(v.Checks), float64(v.Duration)/1000)
+		return fmt.Sprintf("verify passed for %s at %s: %d of %d checks passed in %.1fs", v.Worktree, commitLabel(v.Commit, v.Dirty), len(v.Checks), len(v.Checks), float64(v.Duration)/1000)
 	}
 	var failed []string
 	for _, c := range v.Checks {
@@ -197,7 +229,7 @@ func verifySummary(v VerifyResult) string {
 			failed = append(failed, fmt.Sprintf("%q (exit %d)", c.Cmd, c.ExitCode))
 		}
 	}
-	return fmt.Sprintf("verify failed for %s at %s: %d of %d checks failed: %s", v.Worktree, shortCommit(v.Commit), len(failed), len(v.Checks), strings.Join(failed, ", "))
+	return fmt.Sprintf("verify failed for %s at %s: %d of %d checks failed: %s", v.Worktree, commitLabel(v.Commit, v.Dirty), len(failed), len(v.Checks), strings.Join(failed, ", "))
 }
 
 func ago(d time.Duration) string {

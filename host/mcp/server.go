@@ -43,7 +43,7 @@ type caller interface {
 	Call(ctx context.Context, op string, args any, h api.Handlers, out any) error
 }
 
-// Server serves the five tools over one stdio session.
+// Server serves the tools over one stdio session.
 type Server struct {
 	cfg     Config
 	log     hclog.Logger
@@ -107,6 +107,7 @@ func New(cfg Config) *Server {
 	)
 	handlers := map[string]server.ToolHandlerFunc{
 		ToolUp: s.up, ToolDown: s.down, ToolStatus: s.status, ToolEnv: s.env, ToolVerify: s.verify,
+		ToolLogs: s.logs, ToolReset: s.reset,
 	}
 	for _, t := range tools() {
 		s.mcp.AddTool(t, s.logged(t.Name, handlers[t.Name]))
@@ -147,6 +148,9 @@ type args struct {
 	Branch   string `json:"branch"`
 	Worktree string `json:"worktree"`
 	Repo     string `json:"repo"`
+	Service  string `json:"service"`
+	Grep     string `json:"grep"`
+	Lines    int    `json:"lines"`
 }
 
 // bind decodes a call's arguments, refusing unknown ones and those the tool
@@ -171,6 +175,12 @@ func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 		if !ok[k] {
 			return a, fmt.Errorf("%s takes no argument %q (it takes: %v)", req.Params.Name, k, allowed)
 		}
+		if k == "lines" {
+			if err := json.Unmarshal(v, &a.Lines); err != nil {
+				return a, fmt.Errorf("%s argument %q must be a whole number", req.Params.Name, k)
+			}
+			continue
+		}
 		var str string
 		if err := json.Unmarshal(v, &str); err != nil {
 			return a, fmt.Errorf("%s argument %q must be a string", req.Params.Name, k)
@@ -182,6 +192,10 @@ func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 			a.Worktree = str
 		case "repo":
 			a.Repo = str
+		case "service":
+			a.Service = str
+		case "grep":
+			a.Grep = str
 		}
 	}
 	return a, nil
@@ -306,7 +320,7 @@ func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Cal
 	if res.Env == nil {
 		res.Env = map[string]string{}
 	}
-	out := EnvResult{Project: res.Project, Worktree: res.Worktree, Env: res.Env, Variables: api.EnvVars(res)}
+	out := EnvResult{Project: res.Project, Worktree: res.Worktree, State: res.State, Env: res.Env, Direct: res.Direct, Variables: api.EnvVars(res)}
 	return result(envSummary(out, res.Order), out, false), nil
 }
 

@@ -202,6 +202,8 @@ func TestToolsList(t *testing.T) {
 		"status": {"repo,worktree", ""},
 		"env":    {"repo,worktree", "worktree"},
 		"verify": {"repo,worktree", "worktree"},
+		"logs":   {"grep,lines,repo,service,worktree", ""},
+		"reset":  {"repo,service,worktree", "worktree"},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("got %d tools; want %d", len(res.Tools), len(want))
@@ -220,7 +222,11 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s required: got %q; want %q", tool.Name, got, w.required)
 		}
 		for name, p := range tool.InputSchema.Properties {
-			if p["type"] != "string" || p["description"] == "" || p["description"] == nil {
+			wantType := "string"
+			if name == "lines" {
+				wantType = "number"
+			}
+			if p["type"] != wantType || p["description"] == "" || p["description"] == nil {
 				t.Errorf("%s.%s: got %v; want a described string", tool.Name, name, p)
 			}
 		}
@@ -406,21 +412,23 @@ func TestEveryToolForwardsTheCallerEnv(t *testing.T) {
 				got[op] = a.Env
 			case api.VerifyArgs:
 				got[op] = a.Env
+			case api.ResetArgs:
+				got[op] = a.Env
 			}
 			return setResult(map[string]any{}, out)
 		}
 	}
 	d := &fakeDaemon{ops: map[string]func(any, api.Handlers, any) error{}}
-	for _, op := range []string{api.OpUp, api.OpDown, api.OpStatus, api.OpEnv, api.OpVerify} {
+	for _, op := range []string{api.OpUp, api.OpDown, api.OpStatus, api.OpEnv, api.OpVerify, api.OpReset} {
 		d.ops[op] = record(op)
 	}
 	s := startSession(t, d)
 	defer s.close()
 	s.call(ToolUp, map[string]any{"branch": "a"}, nil)
-	for _, tool := range []string{ToolDown, ToolStatus, ToolEnv, ToolVerify} {
+	for _, tool := range []string{ToolDown, ToolStatus, ToolEnv, ToolVerify, ToolReset} {
 		s.call(tool, map[string]any{"worktree": "a"}, nil)
 	}
-	for _, op := range []string{api.OpUp, api.OpDown, api.OpStatus, api.OpEnv, api.OpVerify} {
+	for _, op := range []string{api.OpUp, api.OpDown, api.OpStatus, api.OpEnv, api.OpVerify, api.OpReset} {
 		if v := got[op]["BINKY_MCP_TEST_CALLER"]; v != "agent-value" {
 			t.Errorf("%s sent env %d entries, BINKY_MCP_TEST_CALLER=%q; want the server's environment", op, len(got[op]), v)
 		}

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"fmt"
+
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -11,6 +13,8 @@ const (
 	ToolStatus = "status"
 	ToolEnv    = "env"
 	ToolVerify = "verify"
+	ToolLogs   = "logs"
+	ToolReset  = "reset"
 )
 
 const repoHelp = "A directory inside the repository (or one of its worktrees) to act in. " +
@@ -20,7 +24,7 @@ const worktreeHelp = "The world to act on: its worktree name (as status lists it
 
 func boolp(b bool) *bool { return &b }
 
-// tools returns the five tool definitions, each with a typed, described
+// tools returns the tool definitions, each with a typed, described
 // input schema that rejects unknown arguments.
 func tools() []mcpgo.Tool {
 	return []mcpgo.Tool{
@@ -63,7 +67,9 @@ func tools() []mcpgo.Tool {
 		),
 		mcpgo.NewTool(ToolEnv,
 			mcpgo.WithDescription("A world's coordinates for an agent: exactly the services listed in [agents] expose, "+
-				"as service → URL (env) and as the BINKY_<SERVICE>_URL variables verify commands see (variables). Nothing else is ever included."),
+				"as service → URL (env), as http://127.0.0.1:<port> for each one with a port (direct: use it when *.localhost names do not resolve, as in Go programs on most Linux machines), "+
+				"and as the BINKY_<SERVICE>_URL and BINKY_<SERVICE>_DIRECT_URL variables verify commands see (variables). Nothing else is ever included. "+
+				"A world that is not up still answers, with state saying so."),
 			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
@@ -83,6 +89,33 @@ func tools() []mcpgo.Tool {
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "Run a world's checks", ReadOnlyHint: boolp(false), DestructiveHint: boolp(false),
 				IdempotentHint: boolp(false), OpenWorldHint: boolp(false),
+			}),
+		),
+		mcpgo.NewTool(ToolLogs,
+			mcpgo.WithDescription("Read the end of a world's service logs, redacted exactly as `binky logs` redacts them (every secret binky knows is masked). "+
+				fmt.Sprintf("Returns at most %d lines per service and %d KB in all, the newest last; truncated says lines were left out. ", maxLogLines, maxLogBytes/1024)+
+				"grep keeps only the lines a regular expression (RE2) matches, searched over everything the log files keep."),
+			mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp+" Default: the worktree the repository directory is in.")),
+			mcpgo.WithString("service", mcpgo.Description("One service's log. Default: every service of the world.")),
+			mcpgo.WithNumber("lines", mcpgo.Description(fmt.Sprintf("How many of the last lines to return per service (default %d, at most %d).", defaultLogLines, maxLogLines))),
+			mcpgo.WithString("grep", mcpgo.Description("Only lines matching this RE2 regular expression (e.g. \"ERROR|panic\").")),
+			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithSchemaAdditionalProperties(false),
+			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
+				Title: "A world's service logs", ReadOnlyHint: boolp(true), DestructiveHint: boolp(false),
+				IdempotentHint: boolp(true), OpenWorldHint: boolp(false),
+			}),
+		),
+		mcpgo.NewTool(ToolReset,
+			mcpgo.WithDescription("Put a world's database/broker slices back to their golden state (migrated and seeded, nothing else): "+
+				"every adapter service, or only service. Data the world wrote is lost. Sends progress notifications. Returns the world."),
+			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
+			mcpgo.WithString("service", mcpgo.Description("Only this adapter service. Default: all of them.")),
+			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithSchemaAdditionalProperties(false),
+			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
+				Title: "Reset a world's slices", ReadOnlyHint: boolp(false), DestructiveHint: boolp(true),
+				IdempotentHint: boolp(true), OpenWorldHint: boolp(false),
 			}),
 		),
 	}

@@ -79,6 +79,21 @@ func (a *Allocator) Reserve(ctx context.Context, project, worktree string, size 
 // ReserveBlock is Reserve reporting the block and whether it is new (for
 // the ports_reserved event). With size 0 it returns nil, false, nil.
 func (a *Allocator) ReserveBlock(ctx context.Context, project, worktree string, size int, rng [2]int) (*registry.PortBlock, bool, error) {
+	return a.reserve(ctx, project, worktree, size, rng, nil)
+}
+
+// ReserveSkipping is Reserve that also reports the ports it found held by
+// other programs and stepped over while it searched for a new block (none
+// when the worktree's block was kept), so the caller can name their holders.
+func (a *Allocator) ReserveSkipping(ctx context.Context, project, worktree string, size int, rng [2]int) (lo, hi int, skipped []int, err error) {
+	b, _, err := a.reserve(ctx, project, worktree, size, rng, &skipped)
+	if err != nil || b == nil {
+		return 0, 0, skipped, err
+	}
+	return b.Lo, b.Hi, skipped, nil
+}
+
+func (a *Allocator) reserve(ctx context.Context, project, worktree string, size int, rng [2]int, skipped *[]int) (*registry.PortBlock, bool, error) {
 	if size < 0 {
 		return nil, false, fmt.Errorf("reserve ports for %s/%s: size %d is negative", project, worktree, size)
 	}
@@ -95,7 +110,10 @@ func (a *Allocator) ReserveBlock(ctx context.Context, project, worktree string, 
 		if own != nil && own.Size() >= size && own.Lo >= rng[0] && own.Hi <= rng[1] {
 			return own.Lo, own.Hi, nil
 		}
-		return a.search(ctx, others, size, rng)
+		if skipped != nil {
+			*skipped = (*skipped)[:0] // the transaction may run choose again
+		}
+		return a.search(ctx, others, size, rng, skipped)
 	}
 	b, created, err := a.reg.ReservePortBlock(ctx, project, worktree, choose)
 	if err != nil {
@@ -107,7 +125,7 @@ func (a *Allocator) ReserveBlock(ctx context.Context, project, worktree string, 
 // search finds the first run of size ports in rng that overlaps no block in
 // others (sorted by Lo) and whose every port binds. It runs inside the
 // registry's write transaction.
-func (a *Allocator) search(ctx context.Context, others []*registry.PortBlock, size int, rng [2]int) (int, int, error) {
+func (a *Allocator) search(ctx context.Context, others []*registry.PortBlock, size int, rng [2]int, skipped *[]int) (int, int, error) {
 	held, reservedSkips := 0, 0
 	for lo := rng[0]; lo+size-1 <= rng[1]; {
 		if err := ctx.Err(); err != nil {
@@ -123,6 +141,9 @@ func (a *Allocator) search(ctx context.Context, others []*registry.PortBlock, si
 		for p := lo; p <= hi; p++ {
 			if a.probe(p) != nil {
 				held++
+				if skipped != nil {
+					*skipped = append(*skipped, p)
+				}
 				next = p + 1 // never guess around a held port: start after it
 				break
 			}

@@ -44,6 +44,11 @@ type Options struct {
 	Dashboard http.Handler
 	// DashboardHost is DefaultDashboardHost when empty.
 	DashboardHost string
+	// Waker, when set, wakes a suspended (or wake = true, down) world on a
+	// request for it (wake.go); WakeTimeout bounds how long a non-browser
+	// request waits, DefaultWakeTimeout when 0.
+	Waker       Waker
+	WakeTimeout time.Duration
 }
 
 // Proxy routes requests by Host to local backends.
@@ -66,6 +71,7 @@ type Proxy struct {
 	port     atomic.Int32
 	tlsPort  atomic.Int32
 	tlsReady atomic.Bool
+	wakes    wakes
 }
 
 // New builds a proxy; it listens only once Start is called.
@@ -154,7 +160,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.writeRouteList(w, r, http.StatusNotFound)
 		return
 	}
+	p.touch(e.route)
 	if e.route.State != StateRunning {
+		if p.wake(w, r, host, e.route) {
+			return
+		}
 		p.writeUnavailable(w, r, e.route, e.route.State)
 		return
 	}

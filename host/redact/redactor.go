@@ -39,8 +39,14 @@ func New(secrets ...string) *Redactor {
 // Add registers a secret. Values shorter than MinLen bytes are ignored.
 // Every form of the value is registered (see Forms), and when the value is a
 // URL with a password, so is the password in all its forms.
+//
+// A server address that carries nothing secret — a database or broker URL
+// with no password, query or fragment, such as the admin_url
+// postgres://postgres@127.0.0.1:5432/postgres of a trust-auth server — is
+// not registered: it is the prefix of every slice address built on it, and
+// masking it would show a slice as ***name.
 func (r *Redactor) Add(secret string) {
-	if r == nil || len(secret) < MinLen {
+	if r == nil || len(secret) < MinLen || plainServerAddress(secret) {
 		return
 	}
 	forms := Forms(secret)
@@ -50,6 +56,32 @@ func (r *Redactor) Add(secret string) {
 		}
 	}
 	r.addForms(forms)
+}
+
+// serverSchemes are the URL schemes of database and broker addresses.
+// http and https are not among them: a URL of theirs may carry a token in
+// its path (a webhook).
+var serverSchemes = []string{
+	"postgres", "postgresql", "mysql", "mariadb", "redis", "rediss", "valkey", "valkeys",
+	"mongodb", "mongodb+srv", "amqp", "amqps", "kafka", "clickhouse", "sqlite", "s3",
+}
+
+// plainServerAddress reports whether s is a server URL without a password,
+// query or fragment: an address, not a secret.
+func plainServerAddress(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.Opaque != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return false
+	}
+	if !slices.Contains(serverSchemes, strings.ToLower(u.Scheme)) {
+		return false
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			return false
+		}
+	}
+	return true
 }
 
 // AddAddress registers the passwords an address carries (an adapter's

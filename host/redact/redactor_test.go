@@ -205,3 +205,24 @@ func TestConcurrentUse(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestPlainServerAddressIsNotSecret: a password-less admin URL is an
+// address; registering it masked every slice address built on it
+// (status showed ***name). URLs that can carry a secret still count.
+func TestPlainServerAddressIsNotSecret(t *testing.T) {
+	for _, tc := range []struct {
+		secret, text, want string
+	}{
+		{"postgres://postgres@127.0.0.1:5432/postgres", "postgres://postgres@127.0.0.1:5432/postgres_demo", "postgres://postgres@127.0.0.1:5432/postgres_demo"},
+		{"redis://127.0.0.1:6379", "redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"},
+		{"mysql://root@127.0.0.1:3306/", "mysql://root@127.0.0.1:3306/app", "mysql://root@127.0.0.1:3306/app"},
+		{"postgres://admin:hunter22@db:5432/x", "pw hunter22", "pw ***"},
+		{"postgres://u@db:5432/x?password=hunter22", "postgres://u@db:5432/x?password=hunter22", "***"},
+		{"https://hooks.example.com/T0/B0/abcdef", "post to https://hooks.example.com/T0/B0/abcdef", "post to ***"},
+		{"not a url at all", "x not a url at all", "x ***"},
+	} {
+		if got := New(tc.secret).String(tc.text); got != tc.want {
+			t.Errorf("New(%q).String(%q) = %q; want %q", tc.secret, tc.text, got, tc.want)
+		}
+	}
+}

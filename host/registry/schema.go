@@ -8,7 +8,7 @@ const AppID int32 = 0x424b5944
 
 // SchemaVersion is the schema version this binary writes: the number of
 // migrations. A test keeps it equal to len(migrations()).
-const SchemaVersion int32 = 3
+const SchemaVersion int32 = 4
 
 // migrations are applied in order; user_version counts those applied. Only
 // ever append (and raise SchemaVersion).
@@ -105,6 +105,15 @@ ALTER TABLE worktrees ADD COLUMN secrets TEXT NOT NULL DEFAULT '[]';
 		`
 ALTER TABLE services ADD COLUMN slice TEXT NOT NULL DEFAULT '';
 ALTER TABLE services ADD COLUMN adapter TEXT NOT NULL DEFAULT '';
+`,
+		// 4: machine-wide settings by key: the admission bounds `binky
+		// reserve` sets (docs/admission.md).
+		`
+CREATE TABLE settings (
+	key        TEXT PRIMARY KEY,
+	value      TEXT NOT NULL,
+	updated_at INTEGER NOT NULL
+);
 `,
 	}
 }

@@ -92,7 +92,21 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 	cmd.Stdout = f
 	cmd.Stderr = f
 	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
+	done, cgErr := s.cgroups.intoCgroup(cmd.SysProcAttr, spec.Key)
+	if cgErr != nil {
+		u.log.Warn("cannot use the world's cgroup; tracking by process group only", "error", cgErr)
+	}
+	err = cmd.Start()
+	done()
+	if err != nil && usedCgroup(cmd.SysProcAttr) {
+		// A kernel or policy that refuses clone-into-cgroup: start plainly.
+		u.log.Warn("starting in the world's cgroup failed; tracking by process group only", "error", err)
+		cmd = exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = spec.Dir, spec.env(), f, f
+		cmd.SysProcAttr = sysProcAttr()
+		err = cmd.Start()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Key, err)
 	}
 	pid := cmd.Process.Pid

@@ -29,6 +29,9 @@ type Options struct {
 	Policy   Policy        // zero fields: DefaultPolicy's
 	Debounce time.Duration // watch debounce; DefaultDebounce if 0
 	Jitter   func() float64
+	// Cgroups, when set, starts each service in its world's cgroup (see
+	// OpenCgroups); nil tracks processes by group and marker only.
+	Cgroups *Cgroups
 }
 
 // Supervisor runs the cmd services of every world of one daemon.
@@ -39,6 +42,7 @@ type Supervisor struct {
 	policy   Policy
 	debounce time.Duration
 	jitter   func() float64
+	cgroups  *Cgroups
 
 	ctx    context.Context // ended by Shutdown
 	cancel context.CancelFunc
@@ -80,7 +84,7 @@ func New(opts Options) *Supervisor {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Supervisor{
 		log: log.Named("supervisor"), store: opts.Store, onEvent: opts.OnEvent,
-		policy: opts.Policy.withDefaults(), debounce: opts.Debounce, jitter: jitter,
+		policy: opts.Policy.withDefaults(), debounce: opts.Debounce, jitter: jitter, cgroups: opts.Cgroups,
 		ctx: ctx, cancel: cancel, units: map[Key]*unit{},
 	}
 }

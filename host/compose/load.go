@@ -1,0 +1,453 @@
+package compose
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxFileSize bounds one compose or env file init reads.
+const MaxFileSize = 4 << 20
+
+// ErrNoCompose is returned by Load when dir holds no compose file.
+var ErrNoCompose = errors.New("no compose file")
+
+// baseNames are the compose files Load looks for, in compose's own order
+// of preference; the first one found is the project's, and its
+// .override twin is merged over it.
+var baseNames = []string{"compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"}
+
+// Project is what init needs of a compose project.
+type Project struct {
+	// Name is compose's top-level name:, or "".
+	Name string
+	// Files are the compose files read, base first, relative to the dir.
+	Files []string
+	// Services in the order the base file writes them.
+	Services []*Service
+	// EnvFile is ".env" when the directory has one; EnvKeys are its key
+	// names (never its values), sorted.
+	EnvFile string
+	EnvKeys []string
+}
+
+// Service is one compose service, reduced to what maps onto binky.toml.
+// It holds no value of an environment variable: Env keeps names and, for
+// values that are URLs, only the host they point at.
+type Service struct {
+	Name  string
+	Image string
+	// Build is set when compose builds the service from source.
+	Build bool
+	// CommandAt is where its command: is written (file:line), or "".
+	CommandAt string
+	// Ports are the published host:container pairs, as written (no
+	// interpolated values).
+	Ports []Port
+	// Env lists the variables compose gives the container, in file order.
+	Env []EnvVar
+	// EnvFiles are the service's env_file paths, as written.
+	EnvFiles []string
+	// Health is the healthcheck, or nil.
+	Health *Healthcheck
+	// DependsOn lists the services it depends on with their condition
+	// (service_started for the short form).
+	DependsOn []Dependency
+}
+
+// Port is one published port.
+type Port struct {
+	Host, Container int // 0 when not a plain number
+	Spec            string
+}
+
+// EnvVar is one environment entry: its name, and when its value is a URL,
+// the URL's host (a compose service name, usually) and scheme. The value
+// itself is never kept.
+type EnvVar struct {
+	Name           string
+	URLHost        string
+	HasValue       bool
+	ValueFromShell bool // the value is exactly ${NAME} or $NAME: the same name from the shell or .env
+}
+
+// Healthcheck is a service's healthcheck: Test is the command when it was
+// written as a CMD / CMD-SHELL / string, "" for NONE or disable.
+type Healthcheck struct {
+	Test     string
+	Interval string
+	At       string // file:line
+}
+
+// Dependency is one depends_on entry.
+type Dependency struct {
+	Service, Condition string
+}
+
+// Find returns the compose files of dir: the base file and its override,
+// when it has one.
+func Find(dir string) ([]string, error) {
+	for _, b := range baseNames {
+		if _, err := os.Stat(filepath.Join(dir, b)); err == nil {
+			files := []string{b}
+			ext := filepath.Ext(b)
+			ov := strings.TrimSuffix(b, ext) + ".override" + ext
+			if _, err := os.Stat(filepath.Join(dir, ov)); err == nil {
+				files = append(files, ov)
+			}
+			return files, nil
+		}
+	}
+	return nil, fmt.Errorf("%w in %s (looked for %s): run binky init where the compose file is, or write binky.toml by hand (docs/config.md)", ErrNoCompose, dir, strings.Join(baseNames, ", "))
+}
+
+// Load reads the compose files of dir (Find) and the key names of
+// dir/.env. files, when given, are read instead of Find's (later files
+// override earlier ones, as compose -f does).
+func Load(dir string, files ...string) (*Project, error) {
+	if len(files) == 0 {
+		var err error
+		if files, err = Find(dir); err != nil {
+			return nil, err
+		}
+	}
+	p := &Project{Files: files}
+	byName := map[string]*Service{}
+	for _, f := range files {
+		data, err := readLimited(filepath.Join(dir, f))
+		if err != nil {
+			return nil, fmt.Errorf("read compose file %s: %w", f, err)
+		}
+		if err := p.merge(f, data, byName); err != nil {
+			return nil, err
+		}
+	}
+	if keys, err := EnvKeys(filepath.Join(dir, ".env")); err == nil {
+		p.EnvFile, p.EnvKeys = ".env", keys
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read the key names of .env: %w", err)
+	}
+	return p, nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("it is %d bytes, more than the %d init reads", st.Size(), MaxFileSize)
+	}
+	var b bytes.Buffer
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
+}
+
+// EnvKeys returns the variable names an env file defines, sorted; values
+// are read past and dropped.
+func EnvKeys(path string) ([]string, error) {
+	data, err := readLimited(path)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), MaxFileSize)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		line = strings.TrimPrefix(line, "export ")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, _, _ := strings.Cut(line, "=")
+		name = strings.TrimSpace(name)
+		if validEnvName(name) {
+			seen[name] = true
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+func validEnvName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// merge folds one compose file into p: services new to it are appended in
+// file order, services it already has are overridden key by key.
+func (p *Project) merge(file string, data []byte, byName map[string]*Service) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("parse compose file %s: %w", file, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return fmt.Errorf("parse compose file %s: the top level is not a mapping", file)
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "name":
+			if v.Kind == yaml.ScalarNode && !strings.Contains(v.Value, "$") {
+				p.Name = v.Value
+			}
+		case "services":
+			if v.Kind != yaml.MappingNode {
+				return fmt.Errorf("parse compose file %s:%d: services is not a mapping", file, v.Line)
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				name, body := v.Content[j].Value, v.Content[j+1]
+				s := byName[name]
+				if s == nil {
+					s = &Service{Name: name}
+					byName[name] = s
+					p.Services = append(p.Services, s)
+				}
+				if err := s.merge(file, body); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// merge applies one compose service body over s.
+func (s *Service) merge(file string, body *yaml.Node) error {
+	var m map[string]yaml.Node
+	if err := body.Decode(&m); err != nil {
+		return fmt.Errorf("parse compose file %s:%d: service %s: %w", file, body.Line, s.Name, err)
+	}
+	if n, ok := m["image"]; ok {
+		s.Image = n.Value
+	}
+	if _, ok := m["build"]; ok {
+		s.Build = true
+	}
+	if n, ok := m["command"]; ok {
+		s.CommandAt = fmt.Sprintf("%s:%d", file, n.Line)
+	}
+	if n, ok := m["ports"]; ok {
+		for _, e := range seq(&n) {
+			s.Ports = append(s.Ports, port(e))
+		}
+	}
+	if n, ok := m["environment"]; ok {
+		for _, e := range envEntries(&n) {
+			if i := slices.IndexFunc(s.Env, func(x EnvVar) bool { return x.Name == e.Name }); i >= 0 {
+				s.Env[i] = e
+			} else {
+				s.Env = append(s.Env, e)
+			}
+		}
+	}
+	if n, ok := m["env_file"]; ok {
+		s.EnvFiles = nil
+		for _, e := range seq(&n) {
+			switch e.Kind {
+			case yaml.ScalarNode:
+				s.EnvFiles = append(s.EnvFiles, e.Value)
+			case yaml.MappingNode:
+				var ef struct {
+					Path string `yaml:"path"`
+				}
+				if e.Decode(&ef) == nil && ef.Path != "" {
+					s.EnvFiles = append(s.EnvFiles, ef.Path)
+				}
+			}
+		}
+	}
+	if n, ok := m["healthcheck"]; ok {
+		s.Health = healthcheck(&n)
+		if s.Health != nil {
+			s.Health.At = fmt.Sprintf("%s:%d", file, n.Line)
+		}
+	}
+	if n, ok := m["depends_on"]; ok {
+		s.DependsOn = nil
+		switch n.Kind {
+		case yaml.SequenceNode:
+			for _, e := range n.Content {
+				s.DependsOn = append(s.DependsOn, Dependency{Service: e.Value, Condition: "service_started"})
+			}
+		case yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				dep := Dependency{Service: n.Content[j].Value, Condition: "service_started"}
+				var c struct {
+					Condition string `yaml:"condition"`
+				}
+				if n.Content[j+1].Decode(&c) == nil && c.Condition != "" {
+					dep.Condition = c.Condition
+				}
+				s.DependsOn = append(s.DependsOn, dep)
+			}
+		}
+	}
+	return nil
+}
+
+// seq returns n's elements, or n itself when it is a single value.
+func seq(n *yaml.Node) []*yaml.Node {
+	if n.Kind == yaml.SequenceNode {
+		return n.Content
+	}
+	return []*yaml.Node{n}
+}
+
+// port reads "8080:80", "127.0.0.1:8080:80/tcp", 5432 or the long form.
+func port(n *yaml.Node) Port {
+	if n.Kind == yaml.MappingNode {
+		var lf struct {
+			Target    string `yaml:"target"`
+			Published string `yaml:"published"`
+		}
+		_ = n.Decode(&lf)
+		p := Port{Spec: lf.Published + ":" + lf.Target}
+		p.Host, _ = strconv.Atoi(lf.Published)
+		p.Container, _ = strconv.Atoi(lf.Target)
+		return p
+	}
+	spec := n.Value
+	p := Port{Spec: spec}
+	s, _, _ := strings.Cut(spec, "/")
+	parts := strings.Split(s, ":")
+	p.Container, _ = strconv.Atoi(parts[len(parts)-1])
+	if len(parts) >= 2 {
+		p.Host, _ = strconv.Atoi(parts[len(parts)-2])
+	}
+	return p
+}
+
+// envEntries reads environment: as a mapping or a list of NAME=value,
+// keeping names and the host of URL values only.
+func envEntries(n *yaml.Node) []EnvVar {
+	var out []EnvVar
+	add := func(name, value string, has bool) {
+		if !validEnvName(name) {
+			return
+		}
+		e := EnvVar{Name: name, HasValue: has}
+		if has {
+			e.URLHost = urlHost(value)
+			e.ValueFromShell = value == "${"+name+"}" || value == "$"+name
+		}
+		out = append(out, e)
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			v := n.Content[j+1]
+			has := !(v.Kind == yaml.ScalarNode && v.Tag == "!!null")
+			add(n.Content[j].Value, v.Value, has)
+		}
+	case yaml.SequenceNode:
+		for _, e := range n.Content {
+			name, value, has := strings.Cut(e.Value, "=")
+			add(name, value, has)
+		}
+	}
+	return out
+}
+
+// urlHost returns the host of a scheme://[user[:pass]@]host[:port]/… value,
+// or "". Only the host is kept; credentials never leave this function.
+func urlHost(v string) string {
+	scheme, rest, ok := strings.Cut(v, "://")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, "${}") {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	host := rest
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return host
+}
+
+// healthcheck reads test: as CMD / CMD-SHELL / NONE or a string.
+func healthcheck(n *yaml.Node) *Healthcheck {
+	var hc struct {
+		Test     yaml.Node `yaml:"test"`
+		Interval string    `yaml:"interval"`
+		Disable  bool      `yaml:"disable"`
+	}
+	if err := n.Decode(&hc); err != nil || hc.Disable {
+		return nil
+	}
+	h := &Healthcheck{Interval: hc.Interval}
+	switch hc.Test.Kind {
+	case yaml.ScalarNode:
+		h.Test = hc.Test.Value
+	case yaml.SequenceNode:
+		var args []string
+		for _, e := range hc.Test.Content {
+			args = append(args, e.Value)
+		}
+		if len(args) == 0 {
+			return nil
+		}
+		switch args[0] {
+		case "NONE":
+			return nil
+		case "CMD-SHELL":
+			h.Test = strings.Join(args[1:], " ")
+		case "CMD":
+			h.Test = shellJoin(args[1:])
+		default:
+			h.Test = shellJoin(args)
+		}
+	}
+	if h.Test == "" {
+		return nil
+	}
+	return h
+}
+
+// shellJoin quotes args for sh where they need it.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+		}) < 0 {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,356 @@
+package compose
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Summary says what Render mapped and what it left for the user.
+type Summary struct {
+	Project string `json:"project"`
+	// Files are the compose files read (and .env when its key names were).
+	Files []string `json:"files"`
+	// Adapters are the services written as adapter slices.
+	Adapters []Mapped `json:"adapters"`
+	// TODO are the services written as commented blocks, with why.
+	TODO []Mapped `json:"todo"`
+	// Env are the ${env.NAME} names the file uses; Missing those .env does
+	// not define (set them in the shell or .env before binky up).
+	Env     []string `json:"env"`
+	Missing []string `json:"missing_env"`
+}
+
+// Mapped is one compose service and what init made of it.
+type Mapped struct {
+	Service string `json:"service"`
+	Image   string `json:"image,omitempty"`
+	Adapter string `json:"adapter,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// reserved are token namespaces a service may not be named.
+var reserved = []string{"self", "env", "worktree", "project"}
+
+var (
+	nonName  = regexp.MustCompile(`[^a-z0-9-]+`)
+	nonSvc   = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+	localURL = regexp.MustCompile(`https?://(?:localhost|127\.0\.0\.1)(?::(\d+))?(/[A-Za-z0-9/_.-]*)?(?:[\s'"]|$)`)
+)
+
+// ProjectName makes a valid project.name from s (compose's name: or the
+// directory's), or "app" when nothing usable is left.
+func ProjectName(s string) string {
+	n := strings.Trim(nonName.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if len(n) > 63 {
+		n = strings.TrimRight(n[:63], "-")
+	}
+	if n == "" || strings.HasPrefix(n, "xn--") {
+		return "app"
+	}
+	return n
+}
+
+// renderer holds what Render learns about the project as it writes it.
+type renderer struct {
+	p       *Project
+	names   map[string]string // compose name → binky service name
+	adapter map[string]string // compose name → adapter, for the services written as slices
+	envUsed []string
+	buf     bytes.Buffer
+}
+
+// Render writes p as a binky.toml for a project named name (ProjectName
+// of the directory when p has no name:). The file has no config errors and
+// no value of any environment variable.
+func Render(p *Project, dirName string) ([]byte, Summary) {
+	r := &renderer{p: p, names: map[string]string{}, adapter: map[string]string{}}
+	name := ProjectName(p.Name)
+	if p.Name == "" {
+		name = ProjectName(dirName)
+	}
+	sum := Summary{Project: name, Files: slices.Clone(p.Files)}
+	if p.EnvFile != "" {
+		sum.Files = append(sum.Files, p.EnvFile+" (key names only)")
+	}
+	taken := map[string]bool{}
+	for _, s := range p.Services {
+		n := nonSvc.ReplaceAllString(s.Name, "-")
+		if n == "" || n[0] == '-' {
+			n = "svc" + n
+		}
+		if slices.Contains(reserved, n) {
+			n += "-svc"
+		}
+		for base, i := n, 2; taken[n]; i++ {
+			n = fmt.Sprintf("%s-%d", base, i)
+		}
+		taken[n] = true
+		r.names[s.Name] = n
+		if a := AdapterFor(s.Image); a != "" && !s.Build {
+			r.adapter[s.Name] = a
+		}
+	}
+
+	w := &r.buf
+	fmt.Fprintf(w, "# binky.toml written by `binky init` from %s.\n", strings.Join(sum.Files, " and "))
+	w.WriteString("# Values from compose's environment: and .env are never copied: each one is\n")
+	w.WriteString("# a ${env.NAME} reference, read from your shell and then from env_file.\n")
+	w.WriteString("# Fill in the TODOs, then run `binky check`. Every key: docs/config.md.\n\n")
+	w.WriteString("[project]\n")
+	fmt.Fprintf(w, "name = %s\n", quote(name))
+	if p.EnvFile != "" {
+		fmt.Fprintf(w, "env_file = %s\n", quote(p.EnvFile))
+	}
+
+	for _, s := range p.Services {
+		w.WriteString("\n")
+		if a, ok := r.adapter[s.Name]; ok {
+			r.slice(s, a)
+			sum.Adapters = append(sum.Adapters, Mapped{Service: r.names[s.Name], Image: s.Image, Adapter: a})
+			continue
+		}
+		reason := r.todo(s)
+		sum.TODO = append(sum.TODO, Mapped{Service: r.names[s.Name], Image: s.Image, Reason: reason})
+	}
+
+	slices.Sort(r.envUsed)
+	sum.Env = slices.Compact(r.envUsed)
+	for _, e := range sum.Env {
+		if !slices.Contains(p.EnvKeys, e) {
+			sum.Missing = append(sum.Missing, e)
+		}
+	}
+	return r.buf.Bytes(), sum
+}
+
+func (r *renderer) env(name string) string {
+	r.envUsed = append(r.envUsed, name)
+	return "${env." + name + "}"
+}
+
+// slice writes an adapter service.
+func (r *renderer) slice(s *Service, adapter string) {
+	w := &r.buf
+	name := r.names[s.Name]
+	fmt.Fprintf(w, "# %s: compose ran %s. Binky carves each world a slice\n", oneLine(s.Name), oneLine(s.Image))
+	w.WriteString("# of a server you already run.")
+	if len(s.Ports) > 0 {
+		w.WriteString(" A slice needs no port of its own (compose published")
+		for _, p := range s.Ports {
+			fmt.Fprintf(w, " %s", oneLine(p.Spec))
+		}
+		w.WriteString(").")
+	}
+	w.WriteString("\n")
+	if len(s.Env) > 0 || s.Health != nil {
+		w.WriteString("# Its environment: and healthcheck configure that server, not a slice.\n")
+	}
+	fmt.Fprintf(w, "[services.%s]\n", name)
+	fmt.Fprintf(w, "adapter = %s\n", quote(adapter))
+	if adapter == "sqlite" {
+		return
+	}
+	v := strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_ADMIN_URL"
+	where := "the server"
+	if len(s.Ports) > 0 && s.Ports[0].Host > 0 {
+		where = fmt.Sprintf("the server (compose's listened on 127.0.0.1:%d)", s.Ports[0].Host)
+	}
+	fmt.Fprintf(w, "# TODO: set %s in your shell or .env to the admin address of\n", v)
+	fmt.Fprintf(w, "# %s, with an account that can create and drop slices\n", where)
+	w.WriteString("# (docs/adapters.md says which privileges each adapter needs).\n")
+	fmt.Fprintf(w, "admin_url = %s\n", quote(r.env(v)))
+}
+
+// todo writes a service binky cannot run from its image, commented out,
+// and returns why.
+func (r *renderer) todo(s *Service) string {
+	w := &r.buf
+	name := r.names[s.Name]
+	var reason string
+	switch {
+	case s.Build:
+		reason = "built from source (build:): compose runs it in a container"
+	case s.Image == "":
+		reason = "no image and no build"
+	default:
+		reason = fmt.Sprintf("image %s is not a server any adapter slices: compose runs it in a container", oneLine(s.Image))
+	}
+	fmt.Fprintf(w, "# %s: %s.\n", oneLine(s.Name), reason)
+	fmt.Fprintf(w, "# TODO: write the command that runs %s on the host, then uncomment the block.\n", oneLine(s.Name))
+	if s.CommandAt != "" {
+		fmt.Fprintf(w, "# compose's command for the container is at %s.\n", s.CommandAt)
+	}
+	line := func(format string, args ...any) {
+		w.WriteString("# ")
+		fmt.Fprintf(w, format, args...)
+		w.WriteString("\n")
+	}
+	line("[services.%s]", name)
+	line("cmd = %s", quote("TODO: the command that runs "+oneLine(s.Name)+" on the host"))
+	var names []string
+	if len(s.Ports) > 0 {
+		names = make([]string, len(s.Ports))
+		specs := make([]string, len(s.Ports))
+		used := map[string]bool{}
+		for i, p := range s.Ports {
+			n := "http"
+			if i > 0 {
+				n = fmt.Sprintf("p%d", p.Container)
+				if p.Container == 0 || used[n] {
+					n = fmt.Sprintf("port%d", i+1)
+				}
+			}
+			used[n] = true
+			names[i] = n
+			specs[i] = oneLine(p.Spec)
+		}
+		line("ports = %s  # compose published %s; binky allocates them ($PORT is the first)", list(names), strings.Join(specs, ", "))
+		if dnsLabel(name) {
+			line("url = %s  # proxied at http://%s.<worktree>.<project>.localhost", quote(name), name)
+		}
+	}
+	var deps, started []string
+	for _, d := range s.DependsOn {
+		n, ok := r.names[d.Service]
+		if !ok {
+			continue
+		}
+		if d.Condition == "service_healthy" {
+			deps = append(deps, n)
+		} else {
+			started = append(started, n)
+		}
+	}
+	if len(deps) > 0 {
+		line("depends_on = %s  # service_healthy in compose", list(deps))
+	}
+	if len(started) > 0 {
+		line("  (compose also starts it after %s, without waiting for health: add them to depends_on to wait)", strings.Join(started, ", "))
+	}
+	if h := s.Health; h != nil {
+		if probe := healthProbe(h, s.Ports, names); probe != "" {
+			line("health = %s  # from compose's healthcheck (%s), whose command is not copied", probe, h.At)
+		} else {
+			line("  (compose's healthcheck at %s is not copied, as it can hold a credential: write health = { exec = \"…\" })", h.At)
+		}
+	}
+	if envs := r.serviceEnv(s); len(envs) > 0 {
+		line("[services.%s.env]", name)
+		for _, e := range envs {
+			line("%s = %s", e[0], quote(e[1]))
+		}
+	}
+	return reason
+}
+
+// serviceEnv maps a service's environment onto binky env values: a URL
+// pointing at an adapter service becomes ${<svc>.url}, anything else
+// ${env.NAME}. Variables of env_file: .env are listed by name too.
+func (r *renderer) serviceEnv(s *Service) [][2]string {
+	var out [][2]string
+	seen := map[string]bool{}
+	for _, e := range s.Env {
+		seen[e.Name] = true
+		if _, ok := r.adapter[e.URLHost]; ok && e.URLHost != "" {
+			out = append(out, [2]string{e.Name, "${" + r.names[e.URLHost] + ".url}"})
+			continue
+		}
+		out = append(out, [2]string{e.Name, r.env(e.Name)})
+	}
+	for _, f := range s.EnvFiles {
+		if strings.TrimPrefix(f, "./") != r.p.EnvFile || r.p.EnvFile == "" {
+			continue
+		}
+		for _, k := range r.p.EnvKeys {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, [2]string{k, r.env(k)})
+			}
+		}
+	}
+	return out
+}
+
+// healthProbe derives a health probe from a compose healthcheck without
+// copying its command (which can carry a credential): an http://localhost
+// URL on a published port becomes an http probe of the port binky
+// allocates, any other check of a service with ports a tcp probe of its
+// first port. "" when the service publishes no port.
+func healthProbe(h *Healthcheck, ports []Port, names []string) string {
+	if len(ports) == 0 {
+		return ""
+	}
+	interval := ""
+	if d, err := time.ParseDuration(h.Interval); err == nil && d > 0 {
+		interval = ", interval = " + quote(d.String())
+	}
+	if m := localURL.FindStringSubmatch(h.Test); m != nil {
+		port := 0
+		if m[1] != "" {
+			port, _ = strconv.Atoi(m[1])
+		}
+		for i, p := range ports {
+			if p.Container == port || port == 0 && p.Container == 80 {
+				tok := "${self.port}"
+				if i > 0 {
+					tok = "${self.ports." + names[i] + "}"
+				}
+				return "{ http = " + quote("http://localhost:"+tok+m[2]) + interval + " }"
+			}
+		}
+	}
+	return "{ tcp = " + quote("localhost:${self.port}") + interval + " }"
+}
+
+// oneLine keeps a compose string that goes into a comment on its line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85 {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func dnsLabel(s string) bool {
+	if s == "" || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' || strings.HasPrefix(s, "xn--") {
+		return false
+	}
+	return !nonName.MatchString(s)
+}
+
+// quote writes s as a TOML basic string.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func list(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}

@@ -1,0 +1,350 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/binkyhq/binky/host/admission"
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+)
+
+// stateSuspended is a world whose processes are stopped (SIGSTOP) by
+// admission: under RAM pressure, or idle (docs/admission.md).
+const stateSuspended = "suspended"
+
+// stateQueued is reported (never recorded) for a world whose up waits in
+// the admission queue.
+const stateQueued = "queued"
+
+// Test hooks (docs/admission.md, "Testing"): BINKY_TEST_PRESSURE names a
+// JSON file read as the pressure source instead of /proc and statfs;
+// BINKY_TEST_PRESSURE_INTERVAL sets the sampling interval and the gap
+// between two pressure moves.
+const (
+	envTestPressure         = "BINKY_TEST_PRESSURE"
+	envTestPressureInterval = "BINKY_TEST_PRESSURE_INTERVAL"
+	// envTestAdmission=off skips step 3 of up (the benchmark measures
+	// admission's overhead against it).
+	envTestAdmission = "BINKY_TEST_ADMISSION"
+)
+
+// Registry settings keys `binky reserve` writes.
+const (
+	settingMaxParallel  = "max_parallel"
+	settingRAMReserve   = "ram_reserve"
+	settingDiskHeadroom = "disk_headroom"
+)
+
+// machineLimits caches the registry's admission bounds.
+type machineLimits struct {
+	mu  sync.Mutex
+	lim admission.Limits
+	set map[string]bool // which came from the registry
+}
+
+func (m *machineLimits) get() admission.Limits {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lim
+}
+
+// startAdmission builds the admission controller, holds a place for every
+// world that already runs (in the order they were recorded), and samples
+// pressure until ctx ends.
+func (d *Daemon) startAdmission(ctx context.Context) {
+	d.admSrc = admission.System{Dir: d.home}
+	if f := os.Getenv(envTestPressure); f != "" {
+		d.admSrc = admission.File{Path: f}
+		d.log.Warn("admission reads its pressure from a test file", "file", f)
+	}
+	d.loadLimits(ctx)
+	opts := admission.Options{
+		Source:  d.admSrc,
+		Limits:  d.limits.get,
+		Suspend: d.suspendWorld,
+		Resume:  d.resumeWorld,
+		CPUTime: func(key string) (time.Duration, bool) {
+			return supervisor.MarkedCPU(key + "/")
+		},
+		Logger: d.log.Named("admission"),
+	}
+	if v := os.Getenv(envTestPressureInterval); v != "" {
+		if iv, err := time.ParseDuration(v); err == nil && iv > 0 {
+			opts.Interval, opts.SuspendGap = iv, iv
+		}
+	}
+	d.adm = admission.New(opts)
+	d.admOff = os.Getenv(envTestAdmission) == "off"
+	if recs, err := d.reg.Worktrees(ctx); err == nil {
+		for _, rec := range recs {
+			switch rec.State {
+			case stateUp, stateStarting, stateSuspended:
+				key := worldKey(rec.Project, rec.Name)
+				d.adm.Hold(key, rec.State == stateSuspended)
+				if cfg, err := d.worldConfig(rec); err == nil {
+					d.adm.SetIdle(key, cfg.Project.IdleSuspend)
+				}
+			}
+		}
+	}
+	go d.adm.Run(ctx)
+}
+
+func worldKey(project, worktree string) string { return project + "/" + worktree }
+
+func splitKey(key string) (project, worktree string) {
+	project, worktree, _ = strings.Cut(key, "/")
+	return project, worktree
+}
+
+// loadLimits reads the machine's bounds from the registry over the
+// defaults. The default disk headroom is capped at a twentieth of the
+// filesystem, so a small BINKY_HOME filesystem is not full by definition.
+func (d *Daemon) loadLimits(ctx context.Context) {
+	lim := admission.Limits{
+		MaxParallel:  admission.DefaultMaxParallel,
+		RAMReserve:   admission.DefaultRAMReserve,
+		DiskHeadroom: admission.DefaultDiskHeadroom,
+	}
+	if d.admSrc != nil {
+		if s, err := d.admSrc.Sample(ctx); err == nil && s.DiskTotal > 0 {
+			lim.DiskHeadroom = min(lim.DiskHeadroom, float64(s.DiskTotal)/20/1e9)
+		}
+	}
+	set := map[string]bool{}
+	all, err := d.reg.Settings(ctx)
+	if err != nil {
+		d.log.Warn("read admission bounds; using the defaults", "error", err)
+	}
+	if v, ok := all[settingMaxParallel]; ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			lim.MaxParallel, set[settingMaxParallel] = n, true
+		}
+	}
+	if v, ok := all[settingRAMReserve]; ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			lim.RAMReserve, set[settingRAMReserve] = f, true
+		}
+	}
+	if v, ok := all[settingDiskHeadroom]; ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			lim.DiskHeadroom, set[settingDiskHeadroom] = f, true
+		}
+	}
+	d.limits.mu.Lock()
+	d.limits.lim, d.limits.set = lim, set
+	d.limits.mu.Unlock()
+}
+
+// projectLimits are the machine's bounds lowered by a project's own.
+func (d *Daemon) projectLimits(cfg *config.Config) admission.Limits {
+	return d.limits.get().Lower(admission.Limits{
+		MaxParallel: cfg.Project.MaxParallel, RAMReserve: cfg.Project.RAMReserve, DiskHeadroom: cfg.Project.DiskHeadroom,
+	})
+}
+
+// admit is step 3 of up: the world waits in the admission queue until it
+// may run, showing its place and the reason as progress. A caller that
+// hangs up leaves the queue. With noWait it fails at once instead.
+func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, project, wt string, noWait bool) error {
+	if d.admOff {
+		return nil
+	}
+	key := worldKey(project, wt)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if s.gone != nil {
+		go func() {
+			select {
+			case <-s.gone:
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+	}
+	queuedAt := time.Time{}
+	resumed, err := d.adm.Acquire(wctx, key, d.projectLimits(cfg), noWait, func(w admission.Wait) {
+		if queuedAt.IsZero() {
+			queuedAt = time.Now()
+			d.emit(events.Event{Event: events.WorldQueued, Project: project, Worktree: wt, Detail: w.Reason})
+		}
+		s.progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
+	})
+	var refused *admission.Refused
+	switch {
+	case errors.As(err, &refused):
+		d.emit(events.Event{Event: events.WorldRefused, Project: project, Worktree: wt, Detail: refused.Reason})
+		return errorf(api.CodeConflict, "%s cannot start now: %s (run up without --no-wait to queue, or make room: binky down another world, or binky reserve)", wt, refused.Reason)
+	case err != nil:
+		return errorf(api.CodeFailed, "%v", err)
+	}
+	if !queuedAt.IsZero() {
+		d.emit(events.Event{Event: events.WorldAdmitted, Project: project, Worktree: wt, Detail: "waited " + time.Since(queuedAt).Round(time.Millisecond).String()})
+		s.progress("admitted", "", "")
+	}
+	if resumed {
+		s.progress("resumed", "", "")
+	}
+	return nil
+}
+
+// suspendWorld stops every process of a world (the controller's Suspend
+// hook). A world another op is working on is left alone.
+func (d *Daemon) suspendWorld(key string) error {
+	project, wt := splitKey(key)
+	m := d.worldLock(project, wt)
+	if !m.TryLock() {
+		return fmt.Errorf("world %s is busy", key)
+	}
+	defer m.Unlock()
+	ctx := context.Background()
+	rec, err := d.reg.Worktree(ctx, project, wt)
+	if err != nil {
+		return err
+	}
+	if rec.State != stateUp {
+		return fmt.Errorf("world %s is %s, not up", key, rec.State)
+	}
+	if err := d.pauseWorld(ctx, rec, true); err != nil {
+		d.pauseWorld(ctx, rec, false)
+		return err
+	}
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, stateSuspended); err != nil {
+		d.pauseWorld(ctx, rec, false)
+		return err
+	}
+	why, _ := d.adm.Suspended(key)
+	d.emit(events.Event{Event: events.WorldSuspended, Project: project, Worktree: wt, Detail: why})
+	d.log.Info("world suspended", "world", key, "why", why)
+	d.refreshRoutes(ctx)
+	return nil
+}
+
+// resumeWorld continues a suspended world's processes (the controller's
+// Resume hook, and up on a suspended world).
+func (d *Daemon) resumeWorld(key string) error {
+	project, wt := splitKey(key)
+	m := d.worldLock(project, wt)
+	m.Lock()
+	defer m.Unlock()
+	ctx := context.Background()
+	rec, err := d.reg.Worktree(ctx, project, wt)
+	if err != nil {
+		return err
+	}
+	if rec.State != stateSuspended {
+		return nil // stopped or removed meanwhile
+	}
+	if err := d.pauseWorld(ctx, rec, false); err != nil {
+		return err
+	}
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, stateUp); err != nil {
+		return err
+	}
+	d.emit(events.Event{Event: events.WorldResumed, Project: project, Worktree: wt})
+	d.log.Info("world resumed", "world", key)
+	d.refreshRoutes(ctx)
+	return nil
+}
+
+// pauseWorld stops (or continues) each cmd service's process group, then
+// anything else carrying the world's marker.
+func (d *Daemon) pauseWorld(ctx context.Context, rec *registry.Worktree, stop bool) error {
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, sv := range svcs {
+		if sv.Kind != registry.KindCmd {
+			continue
+		}
+		key := supKey(rec.Project, rec.Name, sv.Name)
+		if stop {
+			errs = append(errs, d.sup.Suspend(key))
+		} else {
+			errs = append(errs, d.sup.Resume(key))
+		}
+	}
+	supervisor.PauseMarked(supervisor.WorldMarker(rec.Project, rec.Name), stop)
+	return errors.Join(errs...)
+}
+
+// beforeStop continues a suspended world before down or remove stops it: a
+// stopped process does not act on SIGTERM until continued.
+func (d *Daemon) beforeStop(ctx context.Context, rec *registry.Worktree) {
+	if d.adm == nil || rec.State != stateSuspended {
+		return
+	}
+	if err := d.pauseWorld(ctx, rec, false); err != nil {
+		d.log.Warn("continue a suspended world before stopping it", "world", rec.Name, "error", err)
+	}
+}
+
+// released gives a world's place back once it no longer runs (down,
+// remove, a failed up); the next queued up is admitted.
+func (d *Daemon) released(project, wt string) {
+	if d.adm != nil && !d.admOff {
+		d.adm.Release(worldKey(project, wt))
+	}
+}
+
+// admissionStatus adds to status what admission knows: worlds waiting in
+// the queue (with their place and reason), why a world is suspended, and
+// the machine's pressure against the reserves.
+func (d *Daemon) admissionStatus(res *api.StatusResult, all bool) {
+	if d.adm == nil {
+		return
+	}
+	snap := d.adm.Snapshot()
+	byKey := map[string]int{}
+	for i, w := range res.Worlds {
+		byKey[worldKey(w.Project, w.Worktree)] = i
+	}
+	for _, q := range snap.Queue {
+		qi := &api.Queue{Position: q.Position, Reason: q.Reason}
+		if i, ok := byKey[q.Key]; ok {
+			if res.Worlds[i].State != stateSuspended {
+				res.Worlds[i].State = stateQueued
+			}
+			res.Worlds[i].Queue = qi
+			continue
+		}
+		if all {
+			project, wt := splitKey(q.Key)
+			res.Worlds = append(res.Worlds, api.World{Project: project, Worktree: wt, State: stateQueued, Queue: qi, Services: []api.Service{}})
+		}
+	}
+	for _, h := range snap.Slots {
+		if i, ok := byKey[h.Key]; ok && h.Suspended != "" {
+			res.Worlds[i].Suspended = h.Suspended
+		}
+	}
+	p := pressureOf(snap)
+	res.Pressure = &p
+}
+
+func pressureOf(snap admission.Snapshot) api.Pressure {
+	p := api.Pressure{
+		RAMFreePct: -1, DiskFreeGB: -1,
+		RAMReserve: snap.Limits.RAMReserve, DiskHeadroom: snap.Limits.DiskHeadroom,
+		MaxParallel: snap.Limits.MaxParallel, Running: len(snap.Slots), Queued: len(snap.Queue),
+	}
+	if snap.Sample.MemTotal > 0 {
+		p.RAMFreePct = snap.Sample.RAMFreePct()
+	}
+	if snap.Sample.DiskTotal > 0 {
+		p.DiskFreeGB = snap.Sample.DiskFreeGB()
+	}
+	return p
+}

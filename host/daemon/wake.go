@@ -1,0 +1,135 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/proxy"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+)
+
+// waker is the daemon's side of wake on request (proxy.Waker).
+type waker struct{ d *Daemon }
+
+// Wakeable: a suspended world, or a down one whose project sets wake = true.
+func (w waker) Wakeable(project, worktree string) bool {
+	d := w.d
+	if d.adm == nil {
+		return false
+	}
+	if _, ok := d.adm.Suspended(worldKey(project, worktree)); ok {
+		return true
+	}
+	rec, err := d.reg.Worktree(context.Background(), project, worktree)
+	if err != nil || rec.State != stateDown {
+		return false
+	}
+	cfg, err := d.worldConfig(rec)
+	return err == nil && cfg.Project.Wake
+}
+
+// Touch records a proxied request for idle_suspend.
+func (w waker) Touch(project, worktree string) {
+	if w.d.adm != nil {
+		w.d.adm.Touch(worldKey(project, worktree))
+	}
+}
+
+// Wake resumes a suspended world, or starts a down one from the run specs
+// its last up recorded (the environment of the caller of that up: a wake
+// has no caller of its own). Either way it passes through admission.
+func (w waker) Wake(ctx context.Context, project, worktree string) error {
+	d := w.d
+	rec, err := d.reg.Worktree(ctx, project, worktree)
+	if err != nil {
+		return err
+	}
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return err
+	}
+	key := worldKey(project, worktree)
+	if _, err := d.adm.Acquire(ctx, key, d.projectLimits(cfg), false, nil); err != nil {
+		return err
+	}
+	defer d.adm.Done(key)
+	if rec.State == stateSuspended {
+		d.emit(events.Event{Event: events.WorldWoken, Project: project, Worktree: worktree, Detail: "resumed"})
+		return nil // Acquire resumed it
+	}
+	if err := d.startRecorded(ctx, cfg, rec); err != nil {
+		d.released(project, worktree)
+		return err
+	}
+	d.adm.SetIdle(key, cfg.Project.IdleSuspend)
+	d.emit(events.Event{Event: events.WorldWoken, Project: project, Worktree: worktree, Detail: "started"})
+	return nil
+}
+
+// startRecorded starts a down world's cmd services from their recorded run
+// specs, level by level, each waited healthy; slices and ports are kept
+// across down, so nothing else is needed.
+func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *registry.Worktree) error {
+	m := d.worldLock(rec.Project, rec.Name)
+	m.Lock()
+	defer m.Unlock()
+	fresh, err := d.reg.WorktreeByID(ctx, rec.ID)
+	if err != nil {
+		return err
+	}
+	if fresh.State == stateUp {
+		return nil
+	}
+	if fresh.State != stateDown {
+		return fmt.Errorf("world %s is %s: only a down world is started on request", rec.Name, fresh.State)
+	}
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return err
+	}
+	specs := map[string]supervisor.Spec{}
+	for _, sv := range svcs {
+		if sv.Kind != registry.KindCmd || sv.Spec == "" {
+			continue
+		}
+		var spec supervisor.Spec
+		if err := json.Unmarshal([]byte(sv.Spec), &spec); err != nil {
+			return fmt.Errorf("read the recorded run of %s: %w (run binky up %s)", sv.Name, err, rec.Name)
+		}
+		specs[sv.Name] = spec
+	}
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, stateStarting); err != nil {
+		return err
+	}
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			spec, ok := specs[name]
+			if !ok {
+				continue
+			}
+			if err := d.sup.Start(ctx, spec); err != nil {
+				d.reg.SetWorktreeState(ctx, rec.ID, stateFailed)
+				return fmt.Errorf("start %s: %w", name, err)
+			}
+		}
+		for _, name := range level {
+			if spec, ok := specs[name]; ok {
+				if err := d.sup.WaitHealthy(ctx, spec.Key); err != nil {
+					d.reg.SetWorktreeState(ctx, rec.ID, stateFailed)
+					return fmt.Errorf("%s did not become healthy: %w", name, err)
+				}
+			}
+		}
+	}
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, stateUp); err != nil {
+		return err
+	}
+	d.refreshRoutes(ctx)
+	return nil
+}
+
+var _ proxy.Waker = waker{}

@@ -1,0 +1,145 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/logview"
+)
+
+// The logs tool's bounds: an agent's context is small.
+const (
+	defaultLogLines = 50
+	maxLogLines     = 500
+	maxLogBytes     = 64 << 10
+)
+
+// LogsResult is the logs tool's structured result.
+type LogsResult struct {
+	Project  string       `json:"project"`
+	Worktree string       `json:"worktree"`
+	Services []ServiceLog `json:"services"`
+}
+
+// ServiceLog is the redacted end of one service's log.
+type ServiceLog struct {
+	Service string   `json:"service"`
+	State   string   `json:"state"`
+	Lines   []string `json:"lines"`
+	// Truncated says older (or, past the byte bound, more) lines were
+	// left out.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+func (s *Server) logs(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	a, err := bind(req, "worktree", "service", "lines", "grep", "repo")
+	if err != nil {
+		return invalid(ToolLogs, err), nil
+	}
+	q := logview.Query{Lines: a.Lines, MaxBytes: maxLogBytes}
+	switch {
+	case a.Lines == 0:
+		q.Lines = defaultLogLines
+	case a.Lines < 0 || a.Lines > maxLogLines:
+		return invalid(ToolLogs, fmt.Errorf("logs takes lines from 1 to %d; got %d", maxLogLines, a.Lines)), nil
+	}
+	if a.Grep != "" {
+		re, err := regexp.Compile(a.Grep)
+		if err != nil {
+			return invalid(ToolLogs, fmt.Errorf("logs grep %q is not an RE2 regular expression: %v", a.Grep, err)), nil
+		}
+		q.Grep = re
+	}
+	var st api.StatusResult
+	in := api.StatusArgs{WorldRef: s.ref(a.Worktree, a.Repo), Here: a.Worktree == ""}
+	if err := s.call(ctx, api.OpStatus, in, api.Handlers{}, &st); err != nil {
+		return errorResult(ToolLogs, err), nil
+	}
+	if len(st.Worlds) != 1 {
+		return errorResult(ToolLogs, &api.Error{Code: api.CodeNotFound, Message: "logs: the daemon did not name one world; give the worktree argument (the status tool lists them)"}), nil
+	}
+	w := st.Worlds[0]
+	var svcs []api.Service
+	for _, sv := range w.Services {
+		if a.Service == "" || sv.Name == a.Service {
+			svcs = append(svcs, sv)
+		}
+	}
+	if len(svcs) == 0 {
+		var have []string
+		for _, sv := range w.Services {
+			have = append(have, sv.Name)
+		}
+		return invalid(ToolLogs, fmt.Errorf("%s/%s has no service %q (it has: %s)", w.Project, w.Worktree, a.Service, strings.Join(have, ", "))), nil
+	}
+	sort.Slice(svcs, func(i, j int) bool { return svcs[i].Name < svcs[j].Name })
+	red, err := logview.Redactor(ctx, s.cfg.Home)
+	if err != nil {
+		return errorResult(ToolLogs, err), nil
+	}
+	res := LogsResult{Project: w.Project, Worktree: w.Worktree, Services: []ServiceLog{}}
+	dir := logview.Dir(s.cfg.Home, w.Project, w.Worktree)
+	budget := maxLogBytes
+	for _, sv := range svcs {
+		q.MaxBytes = max(budget, 1)
+		lines, truncated, err := logview.Tail(filepath.Join(dir, sv.Name+".log"), red, q)
+		if err != nil {
+			return errorResult(ToolLogs, fmt.Errorf("read the log of %s: %w", sv.Name, err)), nil
+		}
+		for _, l := range lines {
+			budget -= len(l) + 1
+		}
+		if lines == nil {
+			lines = []string{}
+		}
+		res.Services = append(res.Services, ServiceLog{Service: sv.Name, State: sv.State, Lines: lines, Truncated: truncated})
+	}
+	return result(logsSummary(res, a.Grep), res, false), nil
+}
+
+func logsSummary(r LogsResult, grep string) string {
+	var parts []string
+	for _, sv := range r.Services {
+		p := fmt.Sprintf("%s %d lines", sv.Service, len(sv.Lines))
+		if sv.Truncated {
+			p += " (truncated)"
+		}
+		parts = append(parts, p)
+	}
+	what := "logs"
+	if grep != "" {
+		what = fmt.Sprintf("log lines matching %q", grep)
+	}
+	return fmt.Sprintf("%s/%s %s: %s", r.Project, r.Worktree, what, strings.Join(parts, ", "))
+}
+
+func (s *Server) reset(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	a, err := bind(req, "worktree", "service", "repo")
+	if err != nil {
+		return invalid(ToolReset, err), nil
+	}
+	if r := needWorktree(ToolReset, a); r != nil {
+		return r, nil
+	}
+	p := newProgress(s.notify, req, s.log)
+	var w api.World
+	in := api.ResetArgs{WorldRef: s.ref(a.Worktree, a.Repo), Service: a.Service}
+	if err := s.call(ctx, api.OpReset, in, api.Handlers{Progress: p.step}, &w); err != nil {
+		return errorResult(ToolReset, err), nil
+	}
+	if w.Services == nil {
+		w.Services = []api.Service{}
+	}
+	which := "every slice"
+	if a.Service != "" {
+		which = a.Service
+	}
+	return result(fmt.Sprintf("%s/%s: %s reset to its golden state", w.Project, w.Worktree, which), w, false), nil
+}

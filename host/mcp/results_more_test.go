@@ -1,0 +1,33 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/binkyhq/binky/host/api"
+)
+
+// TestSummariesShowDirtyDirectAndNoPorts: the one-line summaries carry a
+// dirty tree, the direct addresses, a world that is down, and no
+// "ports 0-0" for a world without ports.
+func TestSummariesShowDirtyDirectAndNoPorts(t *testing.T) {
+	now := time.Now()
+	st := statusSummary(api.StatusResult{Worlds: []api.World{{Project: "p", Worktree: "a", State: "up",
+		Verify: &api.Verify{Passed: true, Commit: "abcdef123456", Dirty: true, At: now}}}}, now)
+	if !strings.Contains(st, "at abcdef12+dirty") {
+		t.Errorf("status summary %q; want abcdef12+dirty", st)
+	}
+	if v := verifySummary(VerifyResult{Worktree: "a", Passed: true, Commit: "abcdef123456", Dirty: true}); !strings.Contains(v, "abcdef12+dirty") {
+		t.Errorf("verify summary %q; want abcdef12+dirty", v)
+	}
+	if u := upSummary(api.World{Project: "p", Worktree: "a"}, time.Second); strings.Contains(u, "0-0") || !strings.Contains(u, "no ports") {
+		t.Errorf("up summary %q; want no ports", u)
+	}
+	e := envSummary(EnvResult{Project: "p", Worktree: "a", State: "down",
+		Env:    map[string]string{"api": "http://api.a.p.localhost:7355"},
+		Direct: map[string]string{"api": "http://127.0.0.1:41000"}}, []string{"api"})
+	if !strings.Contains(e, "api=http://127.0.0.1:41000") || !strings.Contains(e, "the world is down") {
+		t.Errorf("env summary %q; want the direct address and a down warning", e)
+	}
+}

@@ -7,7 +7,7 @@ BIN        ?= $(CURDIR)/bin
 PREFIX     ?= $(HOME)/.local
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null)
-LDFLAGS    := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+LDFLAGS    := -X github.com/binkyhq/binky/cmd/internal/cli.version=$(VERSION) -X github.com/binkyhq/binky/cmd/internal/cli.commit=$(COMMIT)
 # Every module of the workspace: the root, the sdk, each plugin, the examples.
 MODULES    := . sdk $(patsubst %/go.mod,%,$(wildcard plugins/*/go.mod)) $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
 # Every adapter binary: plugins/<name>/cmd/binky-adapter-*.
@@ -22,6 +22,7 @@ all: build
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/binky ./cmd/binky
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/binkyd ./cmd/binkyd
 	@for a in $(ADAPTERS); do \
 		mod=$${a%%/cmd/*}; name=$$(basename $$a); \
 		echo "$(GO) build -o $(BIN)/$$name ./$$a"; \
@@ -32,7 +33,7 @@ build:
 
 install: build
 	@mkdir -p $(PREFIX)/bin
-	install -m 0755 $(BIN)/binky $(BIN)/binky-adapter-* $(PREFIX)/bin/
+	install -m 0755 $(BIN)/binky $(BIN)/binkyd $(BIN)/binky-adapter-* $(PREFIX)/bin/
 	@echo "installed into $(PREFIX)/bin (make sure it is on PATH)"
 
 # test: what CI runs. Lint, then every module's tests, then the cross builds.

@@ -624,3 +624,38 @@ cmd = "(env -i setsid sh -c 'exec sleep 100781' &) ; exec sleep 100782"
 		}
 	}
 }
+
+// A daemon killed between starting a service and recording it leaves a
+// process no registry knows (found by the reliability kill storm: two
+// workers for one service). The next up ends it instead of running the
+// service twice.
+func TestUpEndsUnrecordedStray(t *testing.T) {
+	e := newEnv(t, `
+[project]
+name = "strays"
+port_range = PORTRANGE
+
+[services.worker]
+cmd = "exec sleep 100786"
+`)
+	stray := exec.Command("sleep", "100786")
+	stray.Dir = e.repo
+	stray.Env = append(os.Environ(), "BINKY_SERVICE=strays/t/worker")
+	stray.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := stray.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go stray.Wait()
+	defer stray.Process.Kill()
+	e.must("up", "-q", "t")
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(stray.Process.Pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(stray.Process.Pid) {
+		t.Errorf("the unrecorded stray %d still runs beside the new worker", stray.Process.Pid)
+	}
+	if n := len(marked(e, "strays/t/worker")); n != 1 {
+		t.Errorf("%d workers run; want 1", n)
+	}
+}

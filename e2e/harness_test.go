@@ -40,6 +40,7 @@ func buildAndRun(m *testing.M) (int, error) {
 	}
 	builds := []struct{ mod, pkg, out string }{
 		{root, "./cmd/binky", "binky"},
+		{root, "./cmd/binkyd", "binkyd"}, // the daemon and the verbs binky hands off
 		{root, "./examples/demo/app", "binky-demo-app"},
 	}
 	// Every adapter binary of the workspace's plugin modules:

@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -183,7 +185,7 @@ func caseKillStorm(t *testing.T, tr tier, f *figure) {
 		}
 	}
 	// The end: everything removed, nothing left running.
-	leaked := 0
+	leaked, inCgroups, cgroupSeen := 0, 0, false
 	for i, e := range envs {
 		for _, b := range branches {
 			b += strconv.Itoa(i)
@@ -192,6 +194,17 @@ func caseKillStorm(t *testing.T, tr tier, f *figure) {
 			}
 		}
 		leaked += len(marked(e, fmt.Sprintf("storm%d/", i)))
+		if n, ok := cgroupProcs(e.home, fmt.Sprintf("storm%d", i)); ok {
+			cgroupSeen = true
+			inCgroups += n
+		}
+	}
+	if inCgroups > 0 {
+		problem("%d processes survive in the worlds' cgroups", inCgroups)
+	}
+	byCgroup := "no per-world cgroup here to count by"
+	if cgroupSeen {
+		byCgroup = fmt.Sprintf("%d in the worlds' cgroups", inCgroups)
 	}
 	if leaked > 0 {
 		problem("%d marked processes survive the final removes", leaked)
@@ -202,8 +215,8 @@ func caseKillStorm(t *testing.T, tr tier, f *figure) {
 	if kills < tr.kills {
 		t.Errorf("only %d of %d kills landed on a live daemon", kills, tr.kills)
 	}
-	f.Result = fmt.Sprintf("%d kills (during up %d, down %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end (BINKY_SERVICE markers; no per-world cgroup exists to count by)",
-		kills, ops["up"], ops["down"], ops["remove"], ops["idle"], time.Since(start).Round(time.Second), integrityOK, checks, acked, len(problems), leaked)
+	f.Result = fmt.Sprintf("%d kills (during up %d, down %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end by BINKY_SERVICE markers, %s",
+		kills, ops["up"], ops["down"], ops["remove"], ops["idle"], time.Since(start).Round(time.Second), integrityOK, checks, acked, len(problems), leaked, byCgroup)
 	for _, p := range problems {
 		f.detail("%s", p)
 	}
@@ -452,4 +465,37 @@ func caseSoak(t *testing.T, tr tier, f *figure) {
 	}
 	f.Result = fmt.Sprintf("%d worlds × 3 services for %s: %d down+up restarts, %d service kills; daemon RSS %d → %d KiB, fds %d → %d (from a third of the way in to the end; first sample %d KiB, %d fds)",
 		tr.soakWorlds, tr.soak, restarts, kills, base.rss, last.rss, base.fds, last.fds, samples[0].rss, samples[0].fds)
+}
+
+// cgroupProcs counts the live processes in the cgroups binky made for
+// project's worlds under home (supervisor.Cgroups), and whether binky
+// tracks worlds by cgroup here at all.
+func cgroupProcs(home, project string) (int, bool) {
+	b, _ := os.ReadFile("/proc/self/mounts")
+	mnt := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if fs := strings.Fields(line); len(fs) >= 3 && fs[2] == "cgroup2" {
+			mnt = fs[1]
+		}
+	}
+	if mnt == "" {
+		return 0, false
+	}
+	abs, _ := filepath.Abs(home)
+	sum := sha256.Sum256([]byte(abs))
+	root := filepath.Join(mnt, "binky", "home-"+hex.EncodeToString(sum[:6]))
+	if _, err := os.Stat(root); err != nil {
+		return 0, false
+	}
+	n := 0
+	procs, _ := filepath.Glob(filepath.Join(root, project, "*", "cgroup.procs"))
+	for _, p := range procs {
+		b, _ := os.ReadFile(p)
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && alive(pid) {
+				n++
+			}
+		}
+	}
+	return n, true
 }

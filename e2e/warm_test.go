@@ -74,6 +74,9 @@ inputs = ["deps.lock"]
 	if log := read(filepath.Join(e.home, "logs", "warm", filepath.Base(wt), "setup.log")); !strings.Contains(log, "--- binky: setup[1]") {
 		t.Errorf("setup.log does not record the runs:\n%s", log)
 	}
+	if r := e.must("logs", "feat/x", "setup"); !strings.Contains(r.stdout, "--- binky: setup[1]") {
+		t.Errorf("binky logs feat/x setup does not show the setup log:\n%s", r.stdout)
+	}
 
 	e.must("down", "feat/x")
 	e.must("up", "feat/x")

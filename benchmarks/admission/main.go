@@ -64,9 +64,11 @@ func run(ctx context.Context, bin string, rounds, ups, trials int) error {
 	if bin == "" {
 		bin = filepath.Join(tmp, "bin")
 		fmt.Fprintln(os.Stderr, "building binky…")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, "binky"), "github.com/binkyhq/binky/cmd/binky")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("build binky (or pass --bin DIR): %v\n%s", err, out)
+		for _, name := range []string{"binky", "binkyd"} {
+			cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, name), "github.com/binkyhq/binky/cmd/"+name)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("build %s (or pass --bin DIR): %v\n%s", name, err, out)
+			}
 		}
 	}
 

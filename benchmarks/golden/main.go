@@ -101,7 +101,7 @@ func run(ctx context.Context, o options) error {
 		}
 	} else {
 		o.bin = filepath.Join(work, "bin")
-		for _, pkg := range []string{"github.com/binkyhq/binky/cmd/binky", "github.com/binkyhq/binky/plugins/" + o.adapter + "/cmd/binky-adapter-" + o.adapter} {
+		for _, pkg := range []string{"github.com/binkyhq/binky/cmd/binky", "github.com/binkyhq/binky/cmd/binkyd", "github.com/binkyhq/binky/plugins/" + o.adapter + "/cmd/binky-adapter-" + o.adapter} {
 			if out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(o.bin, filepath.Base(pkg)), pkg).CombinedOutput(); err != nil {
 				return fmt.Errorf("build %s: %v\n%s", pkg, err, out)
 			}

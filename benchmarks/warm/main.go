@@ -68,7 +68,7 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		build := exec.CommandContext(ctx, "go", "build", "-o", dir, "./cmd/binky")
+		build := exec.CommandContext(ctx, "go", "build", "-o", dir, "./cmd/binky", "./cmd/binkyd")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build binky (run from the repository's top): %w", err)

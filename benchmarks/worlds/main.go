@@ -293,7 +293,7 @@ func runArm(ctx context.Context, name string, o options, work string, maxN int, 
 // buildBinky builds the CLI and the PostgreSQL adapter into dir, from the
 // workspace this program runs in.
 func buildBinky(ctx context.Context, dir string) error {
-	for _, pkg := range []string{"github.com/binkyhq/binky/cmd/binky", "github.com/binkyhq/binky/plugins/postgres/cmd/binky-adapter-postgres"} {
+	for _, pkg := range []string{"github.com/binkyhq/binky/cmd/binky", "github.com/binkyhq/binky/cmd/binkyd", "github.com/binkyhq/binky/plugins/postgres/cmd/binky-adapter-postgres"} {
 		out := filepath.Join(dir, filepath.Base(pkg))
 		if _, err := run(ctx, command{name: "go", args: []string{"build", "-o", out, pkg}}); err != nil {
 			return fmt.Errorf("build %s (or pass --bin DIR after make build): %w", filepath.Base(pkg), err)

@@ -2,29 +2,16 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
-	"github.com/binkyhq/binky/host/ctl"
 )
 
 // client returns a client for the daemon, starting it when needed.
 func (g *globals) client() (*api.Client, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return ctl.Ensure(g.ctx, g.home, exe)
-}
-
-// refFromArg builds a WorldRef from a worktree-or-branch argument (empty:
-// the worktree the current directory is in) and an optional project, with
-// the caller's environment.
-func refFromArg(name, project string) api.WorldRef {
-	wd, _ := os.Getwd()
-	return api.WorldRef{Name: name, Dir: wd, Project: project, Env: callerEnv()}
+	return cli.Client(g.ctx, g.home)
 }
 
 func since(t time.Time) string {

@@ -34,7 +34,7 @@ func (f fakeNames) world(name, project string) *api.World {
 }
 
 func TestComplete(t *testing.T) {
-	parser, err := kong.New(&cli{}, kong.Name("binky"), kong.Vars{"version": "test"})
+	parser, err := kong.New(&grammar{}, kong.Name("binky"), kong.Vars{"version": "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/ctl"
-	"github.com/binkyhq/binky/host/daemon"
 )
 
 // daemonCmd groups the daemon's verbs.
@@ -15,7 +14,7 @@ type daemonCmd struct {
 	Start  daemonStartCmd  `cmd:"" help:"Start the daemon for this BINKY_HOME (detached)."`
 	Stop   daemonStopCmd   `cmd:"" help:"Stop the daemon; worlds keep running."`
 	Status daemonStatusCmd `cmd:"" help:"Say whether the daemon runs, with its pid."`
-	Run    daemonRunCmd    `cmd:"" hidden:"" help:"Run the daemon in the foreground."`
+	Run    daemonRunCmd    `cmd:"" hidden:"" help:"Run the daemon in the foreground (binkyd's; binky hands it off)."`
 }
 
 type daemonStartCmd struct{}
@@ -60,7 +59,7 @@ func (c *daemonStatusCmd) Run(g *globals) error {
 		} else {
 			fmt.Printf("no daemon running for %s\n", g.home)
 		}
-		return &exitError{code: 1}
+		return &exitError{Code: 1}
 	}
 	if c.JSON {
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"running": true, "pid": p.Pid, "home": p.Home, "version": p.Version, "started": p.Started, "proxy_port": p.ProxyPort})
@@ -70,14 +69,3 @@ func (c *daemonStatusCmd) Run(g *globals) error {
 }
 
 type daemonRunCmd struct{}
-
-func (c *daemonRunCmd) Run(g *globals) error {
-	d := daemon.New(daemon.Options{Home: g.home, Version: versionString(), ProxyAddr: os.Getenv("BINKY_PROXY_ADDR"), ProxyTLSAddr: os.Getenv("BINKY_PROXY_TLS_ADDR")})
-	err := d.Run(g.ctx)
-	if err != nil {
-		// Run fails only before it serves: leave the reason for the CLI or
-		// MCP call that started this daemon (ctl.Start shows it).
-		ctl.RecordStartFailure(g.home, err)
-	}
-	return err
-}

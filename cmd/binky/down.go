@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
 )
 
@@ -21,10 +22,10 @@ func (c *downCmd) Run(g *globals) error {
 	pp := newProgress(c.Quiet)
 	start := time.Now()
 	var w api.World
-	err = cl.Call(g.ctx, api.OpDown, api.DownArgs{WorldRef: refFromArg(c.Worktree, c.Project)}, api.Handlers{Progress: pp.show}, &w)
+	err = cl.Call(g.ctx, api.OpDown, api.DownArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project)}, api.Handlers{Progress: pp.show}, &w)
 	pp.done()
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("down: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("down: %w", err)}
 	}
 	fmt.Printf("%s/%s is down in %.1fs (files, ports and slices kept; `binky up %s` starts it again)\n", w.Project, w.Worktree, time.Since(start).Seconds(), w.Branch)
 	return nil
@@ -45,10 +46,10 @@ func (c *removeCmd) Run(g *globals) error {
 	pp := newProgress(c.Quiet)
 	start := time.Now()
 	var w api.World
-	err = cl.Call(g.ctx, api.OpRemove, api.RemoveArgs{WorldRef: refFromArg(c.Worktree, c.Project), Force: c.Force}, api.Handlers{Progress: pp.show}, &w)
+	err = cl.Call(g.ctx, api.OpRemove, api.RemoveArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project), Force: c.Force}, api.Handlers{Progress: pp.show}, &w)
 	pp.done()
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("remove: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("remove: %w", err)}
 	}
 	fmt.Printf("%s/%s removed in %.1fs (worktree, slices, ports and logs)\n", w.Project, w.Worktree, time.Since(start).Seconds())
 	return nil

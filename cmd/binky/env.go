@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/dotenv"
 )
@@ -23,8 +24,8 @@ func (c *envCmd) Run(g *globals) error {
 		return err
 	}
 	var res api.EnvResult
-	if err := cl.Call(g.ctx, api.OpEnv, api.EnvArgs{WorldRef: refFromArg(c.Worktree, c.Project)}, api.Handlers{}, &res); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("env: %w", err)}
+	if err := cl.Call(g.ctx, api.OpEnv, api.EnvArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project)}, api.Handlers{}, &res); err != nil {
+		return &exitError{Code: 1, Err: fmt.Errorf("env: %w", err)}
 	}
 	if w := envWarning(res); w != "" {
 		fmt.Fprintln(os.Stderr, "binky: warning:", w)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
 )
 
@@ -28,7 +29,7 @@ func (c *goldenListCmd) Run(g *globals) error {
 	}
 	var res api.GoldenResult
 	if err := cl.Call(g.ctx, api.OpGolden, api.GoldenArgs{Action: api.GoldenList, Project: c.Project}, api.Handlers{}, &res); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("golden list: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("golden list: %w", err)}
 	}
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -66,7 +67,7 @@ func (c *goldenDropCmd) Run(g *globals) error { return c.act(g, api.GoldenDrop) 
 
 func (c *goldenTarget) act(g *globals, action string) error {
 	if (c.Template == "") == (c.Project == "") {
-		return &exitError{code: 2, err: fmt.Errorf("golden %s: give a template name (binky golden list shows them) or --project, not both", action)}
+		return &exitError{Code: 2, Err: fmt.Errorf("golden %s: give a template name (binky golden list shows them) or --project, not both", action)}
 	}
 	cl, err := g.client()
 	if err != nil {
@@ -75,9 +76,9 @@ func (c *goldenTarget) act(g *globals, action string) error {
 	wd, _ := os.Getwd()
 	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet}
 	var res api.GoldenResult
-	args := api.GoldenArgs{Action: action, Template: c.Template, Project: c.Project, Dir: wd, Env: callerEnv()}
+	args := api.GoldenArgs{Action: action, Template: c.Template, Project: c.Project, Dir: wd, Env: cli.CallerEnv()}
 	if err := cl.Call(g.ctx, api.OpGolden, args, api.Handlers{Progress: pp.show}, &res); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("golden %s: %w", action, err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("golden %s: %w", action, err)}
 	}
 	for _, t := range res.Templates {
 		if action == api.GoldenRebuild {

@@ -40,22 +40,22 @@ func (c *initCmd) run(stdout, stderr io.Writer) error {
 	target := filepath.Join(dir, config.FileName)
 	if !c.Stdout && !c.Force {
 		if _, err := os.Lstat(target); err == nil {
-			return &exitError{code: 1, err: fmt.Errorf("init: %s already exists: edit it, or run binky init --force to replace it (--stdout prints what init would write)", target)}
+			return &exitError{Code: 1, Err: fmt.Errorf("init: %s already exists: edit it, or run binky init --force to replace it (--stdout prints what init would write)", target)}
 		}
 	}
 	p, err := compose.Load(dir, c.File...)
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("init: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("init: %w", err)}
 	}
 	data, sum := compose.Render(p, filepath.Base(abs))
 	// Rule 1, checked on every run and not only in tests: what init
 	// writes passes binky check.
 	if _, ds, err := config.Parse(target, data); err != nil || ds.HasErrors() {
-		return &exitError{code: 1, err: fmt.Errorf("init: the file init made does not pass binky check (a bug; please report it with the compose file): %v %v", err, ds)}
+		return &exitError{Code: 1, Err: fmt.Errorf("init: the file init made does not pass binky check (a bug; please report it with the compose file): %v %v", err, ds)}
 	}
 	if !c.Stdout {
 		if err := writeNew(target, data, c.Force); err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("init: write %s: %w", target, err)}
+			return &exitError{Code: 1, Err: fmt.Errorf("init: write %s: %w", target, err)}
 		}
 	}
 	if c.JSON {

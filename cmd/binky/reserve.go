@@ -27,7 +27,7 @@ func (c *reserveCmd) Run(g *globals) error {
 	var res api.ReserveResult
 	args := api.ReserveArgs{RAM: c.RAM, Disk: c.Disk, MaxParallel: c.MaxParallel, Dir: wd}
 	if err := cl.Call(g.ctx, api.OpReserve, args, api.Handlers{}, &res); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("reserve: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("reserve: %w", err)}
 	}
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)

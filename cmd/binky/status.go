@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
 )
 
@@ -21,8 +22,8 @@ func (c *statusCmd) Run(g *globals) error {
 		return err
 	}
 	var res api.StatusResult
-	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: api.WorldRef{Env: callerEnv()}}, api.Handlers{}, &res); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("status: %w", err)}
+	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: api.WorldRef{Env: cli.CallerEnv()}}, api.Handlers{}, &res); err != nil {
+		return &exitError{Code: 1, Err: fmt.Errorf("status: %w", err)}
 	}
 	if res.Worlds == nil {
 		res.Worlds = []api.World{}

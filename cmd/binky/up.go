@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
 )
 
@@ -21,7 +22,7 @@ func (c *upCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: callerEnv(), NoWait: c.NoWait}
+	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait}
 	cl, err := g.client()
 	if err != nil {
 		return err
@@ -32,7 +33,7 @@ func (c *upCmd) Run(g *globals) error {
 	err = cl.Call(g.ctx, api.OpUp, args, api.Handlers{Progress: pp.show}, &w)
 	pp.done()
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("up: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("up: %w", err)}
 	}
 	if c.JSON {
 		return json.NewEncoder(os.Stdout).Encode(w)
@@ -50,11 +51,4 @@ func (c *upCmd) Run(g *globals) error {
 		fmt.Printf("  %-12s %-9s %s\n", s.Name, s.State, where)
 	}
 	return nil
-}
-
-// callerEnv is this process's whole environment, which the daemon gives
-// the services, hooks and checks a verb starts, and resolves ${env.NAME}
-// from; it never uses its own.
-func callerEnv() map[string]string {
-	return api.EnvMap(os.Environ())
 }

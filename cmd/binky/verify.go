@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
 )
 
@@ -37,12 +38,12 @@ func (c *verifyCmd) Run(g *globals) error {
 			}
 		},
 	}
-	err = cl.Call(g.ctx, api.OpVerify, api.VerifyArgs{WorldRef: refFromArg(c.Worktree, c.Project)}, h, &v)
+	err = cl.Call(g.ctx, api.OpVerify, api.VerifyArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project)}, h, &v)
 	var ae *api.Error
 	if errors.As(err, &ae) && len(ae.Detail) > 0 {
 		json.Unmarshal(ae.Detail, &v)
 	} else if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("verify: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("verify: %w", err)}
 	}
 	if c.JSON {
 		json.NewEncoder(os.Stdout).Encode(v)
@@ -61,7 +62,7 @@ func (c *verifyCmd) Run(g *globals) error {
 		fmt.Fprintf(os.Stderr, "verify %s at %s in %.1fs\n", verdict, commitLabel(v.Commit, v.Dirty), time.Since(start).Seconds())
 	}
 	if !v.Passed {
-		return &exitError{code: 1}
+		return &exitError{Code: 1}
 	}
 	return nil
 }
@@ -81,11 +82,11 @@ func (c *resetCmd) Run(g *globals) error {
 	pp := newProgress(c.Quiet)
 	start := time.Now()
 	var w api.World
-	args := api.ResetArgs{WorldRef: refFromArg(c.Worktree, c.Project), Service: c.Service}
+	args := api.ResetArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project), Service: c.Service}
 	err = cl.Call(g.ctx, api.OpReset, args, api.Handlers{Progress: pp.show}, &w)
 	pp.done()
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("reset: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("reset: %w", err)}
 	}
 	fmt.Printf("%s/%s reset to its golden state in %.1fs\n", w.Project, w.Worktree, time.Since(start).Seconds())
 	return nil

@@ -27,7 +27,8 @@ func Ping(ctx context.Context, home string) (*api.PingResult, error) {
 
 // Ensure returns a client for home's daemon, starting one detached (its own
 // session, surviving the caller's terminal) when none answers. exe is the
-// binky binary to run (os.Executable for the CLI).
+// calling binary (os.Executable); the daemon is the binkyd beside it or on
+// PATH (DaemonBinary).
 func Ensure(ctx context.Context, home, exe string) (*api.Client, error) {
 	if err := pingSettled(ctx, home); err == nil {
 		return &api.Client{Home: home}, nil
@@ -56,8 +57,9 @@ func pingSettled(ctx context.Context, home string) error {
 	}
 }
 
-// Start launches a daemon for home and waits until it answers. When one is
-// already running it returns its identity.
+// Start launches a daemon for home (`binkyd daemon run`, binkyd found from
+// exe by DaemonBinary) and waits until it answers. When one is already
+// running it returns its identity.
 func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 	if p, err := Ping(ctx, home); err == nil {
 		return p, nil
@@ -74,13 +76,17 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 	if p, err := Ping(ctx, home); err == nil {
 		return p, nil
 	}
+	bin, err := DaemonBinary(exe)
+	if err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
 	logPath := filepath.Join(home, LogName)
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open daemon log %s: %w", logPath, err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "--home", home, "daemon", "run")
+	cmd := exec.Command(bin, "--home", home, "daemon", "run")
 	cmd.Stdin = nil
 	cmd.Stdout = logf
 	cmd.Stderr = logf
@@ -88,7 +94,7 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 	cmd.Env = os.Environ()
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start daemon %s: %w", exe, err)
+		return nil, fmt.Errorf("start daemon %s: %w", bin, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()

@@ -17,6 +17,7 @@ import (
 	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/warm"
 	"github.com/binkyhq/binky/host/worktree"
 	"github.com/binkyhq/binky/sdk"
 )
@@ -217,6 +218,9 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	}
 	os.RemoveAll(d.logDir(rec.Project, rec.Name))
 	d.cgroups.Remove(rec.Project, rec.Name)
+	if err := warm.NewStore(d.home).Delete(rec.Project, rec.Name); err != nil {
+		d.log.Warn("forget the removed world's warm record", "world", rec.Name, "error", err)
+	}
 	if err := d.reg.DeleteWorktree(ctx, rec.ID); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -54,7 +55,7 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 	// A world belongs to one repository: standing in a repository of
 	// project P, a world of P recorded for another repository (a second
 	// clone with the same [project] name) is not the caller's.
-	if root, p := repoOf(ctx, ref.Dir); p != "" {
+	if root, p := callerRepo(ctx, ref.Dir, found); p != "" {
 		var mine []*registry.Worktree
 		var other *registry.Worktree
 		for _, w := range found {
@@ -149,9 +150,61 @@ func repoOf(ctx context.Context, dir string) (root, project string) {
 	return repo.Root, cfg.Project.Name
 }
 
+// callerRepo is repoOf without running git in the common case: a dir
+// inside one of worlds' repository or worktree, with no other .git between
+// them, is in that world's repository. Anything else asks git (repoOf).
+func callerRepo(ctx context.Context, dir string, worlds []*registry.Worktree) (root, project string) {
+	for _, w := range worlds {
+		if dir == "" || w.Repo == "" {
+			continue
+		}
+		if !inside(dir, w.Repo) && !inside(dir, w.Path) {
+			continue
+		}
+		cfg, _, err := config.LoadContext(ctx, filepath.Join(w.Repo, "binky.toml"))
+		if err != nil || cfg == nil {
+			return "", ""
+		}
+		return w.Repo, cfg.Project.Name
+	}
+	return repoOf(ctx, dir)
+}
+
+// inside reports whether dir lies in the git work tree at top: top has a
+// .git and no directory from dir up to top (excluded) has one of its own
+// (a nested repository or worktree).
+func inside(dir, top string) bool {
+	if top == "" {
+		return false
+	}
+	dir, top = filepath.Clean(dir), filepath.Clean(top)
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(top, ".git")); err != nil {
+		return false
+	}
+	for d := dir; d != top; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return false
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+	return true
+}
+
 // worldConfig loads the config a recorded world was brought up with.
 func (d *Daemon) worldConfig(rec *registry.Worktree) (*config.Config, error) {
+	// The worktree's own file, the one it was brought up with, then the
+	// main repository's: a remove cut short after the worktree went still
+	// finds the adapters of the slices it has left to destroy.
 	paths := []string{filepath.Join(rec.Path, "binky.toml"), rec.ConfigPath}
+	if rec.Repo != "" {
+		paths = append(paths, filepath.Join(rec.Repo, "binky.toml"))
+	}
 	var lastErr error
 	for _, p := range paths {
 		if p == "" {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/binkyhq/binky/host/adapter"
@@ -258,6 +259,10 @@ func (d *Daemon) runHook(ctx context.Context, w *world, rec *registry.Worktree, 
 	// world's down or remove, and one that hangs does not hold up forever.
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout(svc))
 	defer cancel()
+	// A run of this step left by a killed daemon would race this one.
+	if left := supervisor.EndMarked(supervisor.HookMarker(rec.Project, rec.Name, svc.Name, step), syscall.SIGTERM, 5*time.Second); len(left) > 0 {
+		return errorf(api.CodeFailed, "an earlier %s of %s (pid %s) is still running and would not stop", step, svc.Name, joinInts(left))
+	}
 	cmd := shellCommand(ctx, command)
 	cmd.Dir = rec.Path
 	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(rec.Project, rec.Name, svc.Name, step))

@@ -3,12 +3,15 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
@@ -34,8 +37,9 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 		}
 	}
 	res := api.StatusResult{Worlds: []api.World{}}
+	memo := newStatusMemo()
 	for _, rec := range recs {
-		w, err := d.worldStatus(ctx, rec)
+		w, err := d.statusOf(ctx, rec, memo)
 		if err != nil {
 			return nil, err
 		}
@@ -54,6 +58,12 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 // worldStatus describes one world from the registry and the supervisor's
 // live state. Addresses are redacted: status never shows a secret.
 func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.World, error) {
+	return d.statusOf(ctx, rec, newStatusMemo())
+}
+
+// statusOf is worldStatus reading configs and worktree HEADs through memo,
+// which a status of many worlds shares.
+func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *statusMemo) (*api.World, error) {
 	w := worldSummary(rec)
 	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil {
 		w.Ports = [2]int{lo, hi}
@@ -64,7 +74,7 @@ func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.
 	}
 	order := map[string]int{}
 	adapters := map[string]string{}
-	if cfg, err := d.worldConfig(rec); err == nil {
+	if cfg := memo.config(ctx, rec); cfg != nil {
 		for i, n := range cfg.Order {
 			order[n] = i
 		}
@@ -112,13 +122,83 @@ func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.
 	}
 	if v, err := d.reg.LastVerifyRun(ctx, rec.ID); err == nil && v != nil {
 		w.Verify = verifyOf(v)
-		if repo, err := worktree.Open(ctx, rec.Path); err == nil {
-			if head, _, err := repo.Head(ctx, rec.Path); err == nil && head != v.Commit {
-				w.Verify.Stale = true
-			}
+		if head, ok := memo.head(ctx, rec); ok && head != v.Commit {
+			w.Verify.Stale = true
 		}
 	}
 	return w, nil
+}
+
+// statusMemo is what one status request shares between its worlds: each
+// distinct binky.toml text parsed once (a project's worlds mostly share
+// it; status reads only the service order and adapters, which depend on
+// the text alone), and one `git worktree list` per repository for the
+// HEAD of every worktree, instead of several git runs per world.
+type statusMemo struct {
+	configs map[string]*config.Config // by file text; nil: does not parse
+	heads   map[string][]worktree.Worktree
+}
+
+func newStatusMemo() *statusMemo {
+	return &statusMemo{configs: map[string]*config.Config{}, heads: map[string][]worktree.Worktree{}}
+}
+
+// config is the config rec was brought up with, as worldConfig finds it,
+// or nil when neither file parses without errors.
+func (m *statusMemo) config(ctx context.Context, rec *registry.Worktree) *config.Config {
+	for _, p := range []string{filepath.Join(rec.Path, "binky.toml"), rec.ConfigPath} {
+		if p == "" {
+			continue
+		}
+		data, err := readConfig(p)
+		if err != nil {
+			continue
+		}
+		cfg, seen := m.configs[string(data)]
+		if !seen {
+			if c, diags, err := config.ParseContext(ctx, p, data); err == nil && !diags.HasErrors() {
+				cfg = c
+			}
+			m.configs[string(data)] = cfg
+		}
+		if cfg != nil {
+			return cfg
+		}
+	}
+	return nil
+}
+
+// readConfig reads a binky.toml, at most one byte past config.MaxSize
+// (ParseContext refuses a longer one).
+func readConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, config.MaxSize+1))
+}
+
+// head is the commit checked out in rec's worktree; false when git cannot
+// tell (the worktree or repository is gone).
+func (m *statusMemo) head(ctx context.Context, rec *registry.Worktree) (string, bool) {
+	key := rec.Repo
+	if key == "" {
+		key = rec.Path
+	}
+	wts, ok := m.heads[key]
+	if !ok {
+		if repo, err := worktree.Open(ctx, key); err == nil {
+			wts, _ = repo.List(ctx)
+		}
+		m.heads[key] = wts
+	}
+	for _, wt := range wts {
+		if samePath(wt.Path, rec.Path) {
+			return wt.Head, true
+		}
+	}
+	return "", false
 }
 
 // failedTail is how many log lines status shows of a failed service.

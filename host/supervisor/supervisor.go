@@ -107,6 +107,7 @@ func (s *Supervisor) Start(ctx context.Context, spec Spec) error {
 	if err != nil || u == nil {
 		return err
 	}
+	s.endStrays(u, spec)
 	w := s.openWatch(u, spec)
 	r, err := s.spawn(u, spec)
 	if err != nil {

@@ -56,3 +56,26 @@ func waitMarkedGone(prefix string, d time.Duration) []int {
 		step = min(step*2, 100*time.Millisecond)
 	}
 }
+
+// endStrays ends processes that carry spec's exact marker although this
+// supervisor runs no process of it: one a daemon started and was killed
+// before it could record it. Starting beside them would run the service
+// twice.
+func (s *Supervisor) endStrays(u *unit, spec Spec) {
+	pids := markedProcesses(spec.Key.String())
+	if len(pids) == 0 {
+		return
+	}
+	u.log.Warn("ending processes of this service that no daemon recorded", "pids", pids)
+	sig, _ := ParseSignal(spec.StopSignal)
+	for _, p := range pids {
+		_ = signalPid(p, sig)
+	}
+	deadline := time.Now().Add(spec.StopTimeout)
+	for time.Now().Before(deadline) && len(markedProcesses(spec.Key.String())) > 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, p := range markedProcesses(spec.Key.String()) {
+		_ = signalPid(p, killSignal)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"os"
 
 	"github.com/hashicorp/go-hclog"
@@ -8,9 +9,7 @@ import (
 	binkymcp "github.com/binkyhq/binky/host/mcp"
 )
 
-type mcpCmd struct {
-	LogLevel string `name:"log-level" default:"warn" enum:"trace,debug,info,warn,error,off" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
-}
+type mcpCmd struct{ cli.Mcp }
 
 func (c *mcpCmd) Run(g *globals) error {
 	// Take stdout for the protocol before anything else can write to it.
@@ -28,6 +27,6 @@ func (c *mcpCmd) Run(g *globals) error {
 		return err
 	}
 	log := hclog.New(&hclog.LoggerOptions{Name: "binky", Output: os.Stderr, Level: hclog.LevelFromString(c.LogLevel)})
-	srv := binkymcp.New(binkymcp.Config{Home: g.home, Exe: exe, Dir: wd, Version: version, Log: log})
+	srv := binkymcp.New(binkymcp.Config{Home: g.home, Exe: exe, Dir: wd, Version: cli.Number(), Log: log})
 	return srv.Serve(g.ctx, os.Stdin, out)
 }

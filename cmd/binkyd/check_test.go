@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/binkyhq/binky/cmd/internal/cli"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -193,9 +195,9 @@ func TestCheckInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errOut strings.Builder
-	err := (&checkCmd{Path: file}).run(ctx, &out, &errOut)
+	err := (&checkCmd{Check: cli.Check{Path: file}}).run(ctx, &out, &errOut)
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "interrupted") {
+	if !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(err.Error(), "interrupted") {
 		t.Errorf("got %v; want exit 2 saying interrupted", err)
 	}
 	if out.Len() != 0 || errOut.Len() != 0 {

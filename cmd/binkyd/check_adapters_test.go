@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/binkyhq/binky/cmd/internal/cli"
+
 	"bytes"
 	"context"
 	"os"
@@ -32,7 +34,7 @@ func TestCheckUnknownAdapter(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errOut bytes.Buffer
-		c := &checkCmd{Path: file, known: func(context.Context) []string { return []string{"acme-store", "acmestore"} }}
+		c := &checkCmd{Check: cli.Check{Path: file}, known: func(context.Context) []string { return []string{"acme-store", "acmestore"} }}
 		if err := c.run(context.Background(), &out, &errOut); err != nil {
 			t.Fatalf("check with adapter %q: %v\n%s", tc.adapter, err, out.String())
 		}

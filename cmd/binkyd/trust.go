@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +15,7 @@ import (
 
 // trustCmd installs (or removes) Binky's local CA in the trust stores, so
 // browsers accept https://<svc>.<wt>.<project>.localhost.
-type trustCmd struct {
-	Uninstall bool `help:"Remove Binky's local CA from the trust stores instead."`
-}
+type trustCmd struct{ cli.Trust }
 
 func (c *trustCmd) Run(g *globals) error {
 	log := hclog.New(&hclog.LoggerOptions{Name: "trust", Level: hclog.Info, Output: os.Stderr})

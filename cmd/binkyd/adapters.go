@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -12,9 +13,7 @@ import (
 )
 
 // adaptersCmd lists the adapter binaries discovery finds.
-type adaptersCmd struct {
-	JSON bool `help:"Print JSON."`
-}
+type adaptersCmd struct{ cli.Adapters }
 
 // adapterHost is the Host the CLI verbs use: discovery with the state
 // directory's cache, warnings on stderr.

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,14 +21,7 @@ import (
 	"github.com/binkyhq/binky/host/supervisor"
 )
 
-type logsCmd struct {
-	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
-	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
-	Service  string `arg:"" optional:"" help:"One service; default: all of the world's services."`
-	Follow   bool   `short:"f" help:"Keep printing new lines, across log rolls."`
-	Lines    int    `short:"n" default:"100" help:"How many past lines to print (0: all kept)."`
-	JSON     bool   `help:"Print one JSON object per line: {\"service\",\"line\"} (redacted like the text)."`
-}
+type logsCmd struct{ cli.Logs }
 
 func (c *logsCmd) Run(g *globals) error {
 	cl, err := g.client()
@@ -34,14 +29,17 @@ func (c *logsCmd) Run(g *globals) error {
 		return err
 	}
 	var res api.StatusResult
-	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: refFromArg(c.Worktree, c.Project), Here: c.Worktree == ""}, api.Handlers{}, &res); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("logs: %w", err)}
+	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project), Here: c.Worktree == ""}, api.Handlers{}, &res); err != nil {
+		return &exitError{Code: 1, Err: fmt.Errorf("logs: %w", err)}
 	}
 	w := res.Worlds[0]
 	dir := logview.Dir(g.home, w.Project, w.Worktree)
 	var services []string
+	// [worktree] setup logs as the "setup" service (docs/warm.md).
+	_, setupErr := os.Stat(filepath.Join(dir, "setup.log"))
+	hasSetup := setupErr == nil
 	if c.Service != "" {
-		found := false
+		found := c.Service == "setup" && hasSetup
 		for _, s := range w.Services {
 			found = found || s.Name == c.Service
 		}
@@ -50,18 +48,24 @@ func (c *logsCmd) Run(g *globals) error {
 			for _, s := range w.Services {
 				have = append(have, s.Name)
 			}
-			return &exitError{code: 1, err: fmt.Errorf("logs: %s/%s has no service %q (it has: %s)", w.Project, w.Worktree, c.Service, strings.Join(have, ", "))}
+			if hasSetup {
+				have = append(have, "setup")
+			}
+			return &exitError{Code: 1, Err: fmt.Errorf("logs: %s/%s has no service %q (it has: %s)", w.Project, w.Worktree, c.Service, strings.Join(have, ", "))}
 		}
 		services = []string{c.Service}
 	} else {
 		for _, s := range w.Services {
 			services = append(services, s.Name)
 		}
+		if hasSetup && !slices.Contains(services, "setup") {
+			services = append(services, "setup")
+		}
 		sort.Strings(services)
 	}
 	red, err := logRedactor(g.ctx, g.home)
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("logs: %w", err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("logs: %w", err)}
 	}
 	prefix := len(services) > 1
 	var mu sync.Mutex

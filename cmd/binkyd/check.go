@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,8 +21,7 @@ import (
 // cannot be read, is too large or too deeply nested, or is not TOML, or
 // when a signal interrupts the check.
 type checkCmd struct {
-	JSON bool   `help:"Print the diagnostics as a JSON array (empty when clean)."`
-	Path string `arg:"" optional:"" help:"A binky.toml, or a directory to search up from (default: the current directory)." placeholder:"PATH"`
+	cli.Check
 
 	// known lists the adapter names discovery answers to (nil: check
 	// knows only config.ProductAdapters).
@@ -61,12 +61,12 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 			}
 			writeDiagnostics(stdout, config.Diagnostics{{File: where, Severity: config.SeverityError, Message: err.Error()}})
 		}
-		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+		return &exitError{Code: 2, Err: fmt.Errorf("check: %w", err)}
 	}
 	cfg, ds, err := config.LoadContext(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
-			return &exitError{code: 2, err: fmt.Errorf("check %s: interrupted", path)}
+			return &exitError{Code: 2, Err: fmt.Errorf("check %s: interrupted", path)}
 		}
 		if c.JSON {
 			d := config.Diagnostic{File: path, Severity: config.SeverityError, Message: err.Error()}
@@ -76,7 +76,7 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 			}
 			writeDiagnostics(stdout, config.Diagnostics{d})
 		}
-		return &exitError{code: 2, err: fmt.Errorf("check: %w", err)}
+		return &exitError{Code: 2, Err: fmt.Errorf("check: %w", err)}
 	}
 	if src, rerr := os.ReadFile(path); rerr == nil && cfg != nil {
 		var known []string
@@ -102,7 +102,7 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	if ds.HasErrors() {
-		return &exitError{code: 1}
+		return &exitError{Code: 1}
 	}
 	return nil
 }

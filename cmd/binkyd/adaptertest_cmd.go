@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/sdk/adaptertest"
@@ -18,24 +18,17 @@ type adapterCmd struct {
 }
 
 // adapterTestCmd runs sdk/adaptertest against a discovered binary.
-type adapterTestCmd struct {
-	Name     string        `arg:"" help:"Adapter name or alias (binky-adapter-<name> on PATH or in $BINKY_HOME/adapters)."`
-	Config   []string      `name:"config" sep:"none" placeholder:"KEY=VALUE" help:"A config entry sent with every request (repeatable)."`
-	AdminURL string        `name:"admin-url" placeholder:"URL" help:"The server to carve test slices from."`
-	Project  string        `default:"conformance" help:"Project name sent in requests."`
-	Timeout  time.Duration `default:"60s" help:"Deadline of each call."`
-	Verbose  bool          `short:"v" help:"Show the adapter's stderr."`
-}
+type adapterTestCmd struct{ cli.AdapterTest }
 
 func (c *adapterTestCmd) Run(g *globals) error {
 	config, err := parseConfig(c.Config)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return &exitError{Code: 2, Err: err}
 	}
 	info, err := adapterHost(g).Locate(g.ctx, c.Name)
 	if err != nil {
 		if errors.Is(err, adapter.ErrNotFound) {
-			return &exitError{code: 2, err: err}
+			return &exitError{Code: 2, Err: err}
 		}
 		return err
 	}
@@ -67,7 +60,7 @@ func (c *adapterTestCmd) Run(g *globals) error {
 		return err
 	}
 	if failed > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%s: %d conformance check(s) failed (rerun with -v to see its stderr)", c.Name, failed)}
+		return &exitError{Code: 1, Err: fmt.Errorf("%s: %d conformance check(s) failed (rerun with -v to see its stderr)", c.Name, failed)}
 	}
 	fmt.Printf("%s passes the conformance suite\n", c.Name)
 	return nil

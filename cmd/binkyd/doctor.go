@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"io"
 	"os"
 	"strings"
@@ -13,18 +14,15 @@ import (
 // doctorCmd checks the machine and BINKY_HOME (host/doctor). It changes
 // nothing and never starts the daemon. Exit status: 0 when nothing is
 // wrong (warnings allowed), 1 when a check failed.
-type doctorCmd struct {
-	JSON bool `help:"Print the findings as a JSON array."`
-	All  bool `help:"Also print the checks that passed or were skipped."`
-}
+type doctorCmd struct{ cli.Doctor }
 
 func (c *doctorCmd) Run(g *globals) error {
-	fs := doctor.Run(g.ctx, doctor.Env{Home: g.home, Version: versionString()})
+	fs := doctor.Run(g.ctx, doctor.Env{Home: g.home, Version: cli.Version()})
 	if err := c.print(os.Stdout, fs); err != nil {
 		return err
 	}
 	if doctor.Failed(fs) {
-		return &exitError{code: 1}
+		return &exitError{Code: 1}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 	"runtime/debug"
 )
 
-// Set by the linker: -X main.version=… -X main.commit=….
+// Set by the linker: -X github.com/binkyhq/binky/cmd/internal/cli.version=… (and .commit).
 var (
 	version = "dev"
 	commit  = ""
 )
 
-// versionString is what --version prints: version, commit and Go version.
-func versionString() string {
+// Version is what --version prints: version, commit and Go version.
+func Version() string {
 	c := commit
 	if c == "" {
 		if bi, ok := debug.ReadBuildInfo(); ok {
@@ -32,3 +32,6 @@ func versionString() string {
 	}
 	return fmt.Sprintf("binky %s (commit %s, %s %s/%s)", version, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
+
+// Number is the bare version (what the MCP server announces).
+func Number() string { return version }

@@ -1,0 +1,253 @@
+// Command cli times binky's client path against a hello-world Go binary in
+// the same run: `binky --version`, `binky env <wt>` and `binky status` with
+// 2 worlds, and `binky status` with 50 worlds of 3 services each. Each is
+// the median wall time of --n runs (after warm-ups). The worlds run
+// `sleep` services in a temporary BINKY_HOME and repository, which the
+// program removes again.
+//
+//	go run ./benchmarks/cli                  # builds binky and binkyd first
+//	go run ./benchmarks/cli --bin DIR        # binaries already built in DIR
+//
+// It reports; it asserts nothing (issue 18's goals are in the README).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	var o options
+	flag.StringVar(&o.bin, "bin", "", "directory with binky (and binkyd); default: build both into a temporary directory")
+	flag.IntVar(&o.n, "n", 30, "runs per measurement (the median is reported)")
+	flag.IntVar(&o.worlds, "worlds", 50, "worlds for the large status measurement")
+	flag.IntVar(&o.services, "services", 3, "services per world")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "cli benchmark:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	bin              string
+	n                int
+	worlds, services int
+}
+
+// row is one measurement: its median and how many hello-worlds that is.
+type row struct {
+	what   string
+	median time.Duration
+}
+
+func run(ctx context.Context, o options) error {
+	work, err := os.MkdirTemp("", "binky-clibench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if o.bin == "" {
+		o.bin = filepath.Join(work, "bin")
+		fmt.Fprintln(os.Stderr, "building binky and binkyd…")
+		if err := gobuild(ctx, o.bin, "github.com/binkyhq/binky/cmd/binky", "github.com/binkyhq/binky/cmd/binkyd"); err != nil {
+			return err
+		}
+	} else if o.bin, err = filepath.Abs(o.bin); err != nil {
+		return err
+	}
+	hello, err := buildHello(ctx, work)
+	if err != nil {
+		return err
+	}
+
+	w := &world{bin: filepath.Join(o.bin, "binky"), home: filepath.Join(work, "home"), repo: filepath.Join(work, "repo")}
+	if err := w.init(o.services); err != nil {
+		return err
+	}
+	defer w.cleanup()
+
+	var rows []row
+	measure := func(what, exe string, args ...string) error {
+		d, err := median(ctx, o.n, w, exe, args...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		rows = append(rows, row{what, d})
+		return nil
+	}
+	if err := measure("hello-world Go binary", hello); err != nil {
+		return err
+	}
+	if err := measure("binky --version", w.bin, "--version"); err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "bringing 2 worlds up…")
+	if err := w.upTo(ctx, 2); err != nil {
+		return err
+	}
+	if err := measure("binky env <wt> (2 worlds)", w.bin, "env", w.branch(0)); err != nil {
+		return err
+	}
+	if err := measure("binky status (2 worlds)", w.bin, "status"); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "bringing %d worlds up…\n", o.worlds)
+	if err := w.upTo(ctx, o.worlds); err != nil {
+		return err
+	}
+	if err := measure(fmt.Sprintf("binky status (%d worlds × %d services)", o.worlds, o.services), w.bin, "status"); err != nil {
+		return err
+	}
+
+	fmt.Printf("median of %d runs each\n\n", o.n)
+	fmt.Println("| what | median | × hello-world |")
+	fmt.Println("|---|---|---|")
+	for _, r := range rows {
+		fmt.Printf("| %s | %.1f ms | %.1f× |\n", r.what, ms(r.median), float64(r.median)/float64(rows[0].median))
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// median runs exe n times (after two warm-ups) in the world's repository
+// and environment and returns the median wall time of one run.
+func median(ctx context.Context, n int, w *world, exe string, args ...string) (time.Duration, error) {
+	times := make([]time.Duration, 0, n)
+	for i := -2; i < n; i++ {
+		cmd := exec.CommandContext(ctx, exe, args...)
+		cmd.Dir, cmd.Env = w.repo, w.environ()
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		d := time.Since(start)
+		if err != nil {
+			return 0, fmt.Errorf("%v\n%s", err, out)
+		}
+		if i >= 0 {
+			times = append(times, d)
+		}
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
+}
+
+// world is the benchmark's BINKY_HOME and repository.
+type world struct {
+	bin, home, repo string
+	up              int
+}
+
+func (w *world) branch(i int) string { return fmt.Sprintf("bench-%02d", i) }
+
+func (w *world) environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BINKY_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "BINKY_HOME="+w.home, "BINKY_PROXY_ADDR=127.0.0.1:0", "BINKY_PROXY_TLS_ADDR=127.0.0.1:0",
+		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.invalid",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.invalid")
+}
+
+// init writes a repository whose world is services sleeping processes
+// (no ports, no adapters).
+func (w *world) init(services int) error {
+	if err := os.MkdirAll(w.repo, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("[project]\nname = \"clibench\"\n")
+	for i := range services {
+		fmt.Fprintf(&b, "\n[services.s%d]\ncmd = \"exec sleep 3600\"\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(w.repo, "binky.toml"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
+		if err := w.run("git", args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *world) run(exe string, args ...string) error {
+	cmd := exec.Command(exe, args...)
+	cmd.Dir, cmd.Env = w.repo, w.environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", filepath.Base(exe), strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// upTo brings worlds up until n are.
+func (w *world) upTo(ctx context.Context, n int) error {
+	for ; w.up < n; w.up++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := w.run(w.bin, "up", "-q", w.branch(w.up)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleanup removes every world it made and stops the daemon.
+func (w *world) cleanup() {
+	for i := range w.up {
+		if err := w.run(w.bin, "remove", "-q", "--force", w.branch(i)); err != nil {
+			fmt.Fprintln(os.Stderr, "cleanup:", err)
+		}
+	}
+	w.run(w.bin, "daemon", "stop")
+}
+
+func gobuild(ctx context.Context, dir string, pkgs ...string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, pkgs...)
+	if out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s (or pass --bin DIR): %v\n%s", strings.Join(pkgs, " "), err, out)
+	}
+	return nil
+}
+
+// buildHello builds the baseline: a Go program that prints one line.
+func buildHello(ctx context.Context, work string) (string, error) {
+	src := filepath.Join(work, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	files := map[string]string{
+		"go.mod":  "module hello\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	exe := filepath.Join(work, "hello-bin")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", exe, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build hello-world: %v\n%s", err, out)
+	}
+	return exe, nil
+}

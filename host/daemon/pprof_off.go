@@ -1,0 +1,16 @@
+//go:build !pprof
+
+package daemon
+
+import (
+	"context"
+	"os"
+)
+
+// startPprof only says why BINKY_PPROF does nothing: this daemon was built
+// without -tags pprof (pprof.go).
+func (d *Daemon) startPprof(context.Context) {
+	if addr := os.Getenv("BINKY_PPROF"); addr != "" {
+		d.log.Warn("pprof not served: this daemon was built without profiling; rebuild binkyd with go build -tags pprof", "addr", addr)
+	}
+}

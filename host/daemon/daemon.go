@@ -145,6 +145,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	})
 	defer d.sup.Shutdown()
 
+	d.startPprof(ctx)
 	d.startProxy(ctx)
 	go d.routeLoop(ctx)
 	d.reconcile(ctx)

@@ -10,4 +10,11 @@
 // unknown .localhost name gets a page listing the live routes; a service that
 // is not running, or not answering, gets a page naming it that retries by
 // itself. TLS is optional: if it cannot be set up, http keeps working.
+//
+// Forwarding has two paths. A bodiless GET, HEAD or OPTIONS without Upgrade
+// (most of what a browser or a load test sends) is written and answered on a
+// pooled keep-alive backend connection by the serving goroutine itself
+// (fast.go); everything else goes through httputil.ReverseProxy on a shared
+// http.Transport (forward.go). Both strip hop-by-hop headers and set the
+// same X-Forwarded-* headers.
 package proxy

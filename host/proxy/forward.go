@@ -12,14 +12,24 @@ import (
 
 // forwarder sends requests for one route to its backend.
 type forwarder struct {
-	rp *httputil.ReverseProxy
+	rp   *httputil.ReverseProxy
+	pool *connPool // the fast path's idle connections (fast.go)
+}
+
+// serve forwards r: on the fast path when it qualifies, else through the
+// ReverseProxy.
+func (f *forwarder) serve(p *Proxy, w http.ResponseWriter, r *http.Request) {
+	if fastEligible(r) {
+		p.serveFast(f, w, r)
+		return
+	}
+	f.rp.ServeHTTP(w, r)
 }
 
 // newTransport is the one client transport all routes share: keep-alive
 // connections to local backends, many idle ones per backend, no proxy from
 // the environment, bodies passed as they are.
-func newTransport() *http.Transport {
-	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+func newTransport(d *net.Dialer) *http.Transport {
 	return &http.Transport{
 		Proxy:                 nil,
 		DialContext:           d.DialContext,
@@ -36,7 +46,7 @@ func newTransport() *http.Transport {
 
 // newForwarder builds the reverse proxy for target (host:port).
 func (p *Proxy) newForwarder(target string) *forwarder {
-	return &forwarder{rp: &httputil.ReverseProxy{
+	return &forwarder{pool: &connPool{target: target}, rp: &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme = "http"
 			pr.Out.URL.Host = target

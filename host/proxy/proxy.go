@@ -57,6 +57,7 @@ type Proxy struct {
 	stdlog    *log.Logger
 	opts      Options
 	dashHost  string
+	dialer    *net.Dialer
 	transport *http.Transport
 	buffers   *bufferPool
 	table     atomic.Pointer[table]
@@ -95,12 +96,14 @@ func New(opts Options) *Proxy {
 		opts.DashboardHost = DefaultDashboardHost
 	}
 	dash, _ := normalizeHost(opts.DashboardHost)
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	p := &Proxy{
 		log:       opts.Logger,
 		stdlog:    opts.Logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 		opts:      opts,
 		dashHost:  dash,
-		transport: newTransport(),
+		dialer:    dialer,
+		transport: newTransport(dialer),
 		buffers:   newBufferPool(),
 	}
 	p.table.Store(&table{hosts: map[string]*entry{}})
@@ -160,7 +163,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.writeRouteList(w, r, http.StatusNotFound)
 		return
 	}
-	p.touch(e.route)
+	p.touchEntry(e)
 	if e.route.State != StateRunning {
 		if p.wake(w, r, host, e.route) {
 			return
@@ -168,7 +171,25 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.writeUnavailable(w, r, e.route, e.route.State)
 		return
 	}
-	e.forward.rp.ServeHTTP(w, r)
+	e.forward.serve(p, w, r)
+}
+
+// touchEvery is how often, at most, a busy route's world is touched: idle
+// suspension counts in minutes, and Touch takes the admission lock.
+const touchEvery = time.Second
+
+// touchEntry tells the waker about a request to e's world, at most once
+// per touchEvery.
+func (p *Proxy) touchEntry(e *entry) {
+	if p.opts.Waker == nil {
+		return
+	}
+	now := time.Now().UnixNano()
+	last := e.touched.Load()
+	if now-last < int64(touchEvery) || !e.touched.CompareAndSwap(last, now) {
+		return
+	}
+	p.touch(e.route)
 }
 
 // Start binds the listeners and serves in the background until ctx ends or
@@ -191,6 +212,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 	p.port.Store(int32(listenerPort(ln)))
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
+	go p.sweepIdle(base)
 	p.serve(base, ln)
 	for _, extra := range loopbackV6(ln) {
 		p.serve(base, extra)
@@ -253,5 +275,8 @@ func (p *Proxy) Close() {
 	}
 	p.wg.Wait()
 	p.transport.CloseIdleConnections()
+	for _, e := range p.table.Load().hosts {
+		e.forward.pool.sweep(time.Time{})
+	}
 	p.tlsReady.Store(false)
 }

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // Service states as the proxy understands them. Only StateRunning is
@@ -34,6 +36,7 @@ type Route struct {
 type entry struct {
 	route   Route
 	forward *forwarder
+	touched atomic.Int64 // unix nanoseconds of the last Waker.Touch
 }
 
 // table is immutable once published: writers build a new one.
@@ -124,6 +127,11 @@ func (p *Proxy) publish(m map[string]Route) {
 		}
 		t.hosts[h] = &entry{route: r, forward: f}
 		t.sorted = append(t.sorted, r)
+	}
+	for h, oe := range old.hosts {
+		if ne := t.hosts[h]; ne == nil || ne.forward != oe.forward {
+			oe.forward.pool.sweep(time.Time{}) // its target is gone
+		}
 	}
 	slices.SortFunc(t.sorted, func(a, b Route) int {
 		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Worktree, b.Worktree),

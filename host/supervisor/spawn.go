@@ -116,7 +116,15 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 		u.log.Warn("no start time recorded; the process cannot be re-adopted", "pid", pid, "error", err)
 	}
 	r := newRun(pid, pid, st)
+	// Learn of the exit through a pidfd on the runtime's poller first, so
+	// the wait holds no OS thread while the service runs (a blocked
+	// wait4 does: one thread per service); Wait then reaps at once.
+	exitWatch, _ := openPidWatch(pid)
 	go func() {
+		if exitWatch != nil {
+			exitWatch.wait()
+			exitWatch.close()
+		}
 		werr := cmd.Wait()
 		r.exit = exitOf(pid, cmd.ProcessState, werr)
 		close(r.exited)

@@ -83,7 +83,7 @@ ports = ["http"]
 	if overlap || a2.Ports != a.Ports {
 		t.Errorf("after kill -9: a's block %v (was %v), b's new block %v overlap=%v", a2.Ports, a.Ports, b.Ports, overlap)
 	}
-	f.Result = fmt.Sprintf("%d of %d held ports skipped (0.0.0.0, 127.0.0.1, ::1), owner named by ports.Owner for %d; `up` mentions %d of them (a fresh block skips silently); after kill -9 the adopted block %v kept and the next up got %v (overlap: %v)",
+	f.Result = fmt.Sprintf("%d of %d held ports skipped (0.0.0.0, 127.0.0.1, ::1), owner named by ports.Owner for %d; `up` names %d of them with their holders; after kill -9 the adopted block %v kept and the next up got %v (overlap: %v)",
 		skipped, len(held), named, saidByUp, a2.Ports, b.Ports, overlap)
 	if saidByUp < len(held) {
 		f.detail("gap: a fresh allocation that skips a held port does not say so; only a kept block that lost a port names the holder (ports_held, TestKeptPortTakenMovesBlock)")

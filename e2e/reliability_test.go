@@ -271,7 +271,7 @@ func caseFuzz(t *testing.T, tr tier, f *figure) {
 	f.Rerun = "make reliability-fuzz FUZZTIME=10m"
 	path := os.Getenv("BINKY_RELIABILITY_FUZZ")
 	if path == "" {
-		notRun(t, f, "quick tier: seed corpora run as unit tests in `make test`; targets run beyond them only under `make reliability`")
+		notRun(t, f, "no fuzz results given (BINKY_RELIABILITY_FUZZ): seed corpora run as unit tests in `make test`; the targets run beyond them under `make reliability`")
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

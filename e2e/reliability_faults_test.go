@@ -202,6 +202,11 @@ func caseKillStorm(t *testing.T, tr tier, f *figure) {
 	if inCgroups > 0 {
 		problem("%d processes survive in the worlds' cgroups", inCgroups)
 	}
+	// RPC adapters whose daemon was killed under them must not outlive it.
+	orphans := orphanAdapters(5 * time.Second)
+	if len(orphans) > 0 {
+		problem("%d adapter processes outlived their killed daemon: pid %v", len(orphans), orphans)
+	}
 	byCgroup := "no per-world cgroup here to count by"
 	if cgroupSeen {
 		byCgroup = fmt.Sprintf("%d in the worlds' cgroups", inCgroups)
@@ -215,8 +220,8 @@ func caseKillStorm(t *testing.T, tr tier, f *figure) {
 	if kills < tr.kills {
 		t.Errorf("only %d of %d kills landed on a live daemon", kills, tr.kills)
 	}
-	f.Result = fmt.Sprintf("%d kills (during up %d, down %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end by BINKY_SERVICE markers, %s",
-		kills, ops["up"], ops["down"], ops["remove"], ops["idle"], time.Since(start).Round(time.Second), integrityOK, checks, acked, len(problems), leaked, byCgroup)
+	f.Result = fmt.Sprintf("%d kills (during up %d, down %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end by BINKY_SERVICE markers, %s, %d orphaned adapters",
+		kills, ops["up"], ops["down"], ops["remove"], ops["idle"], time.Since(start).Round(time.Second), integrityOK, checks, acked, len(problems), leaked, byCgroup, len(orphans))
 	for _, p := range problems {
 		f.detail("%s", p)
 	}
@@ -498,4 +503,35 @@ func cgroupProcs(home, project string) (int, bool) {
 		}
 	}
 	return n, true
+}
+
+// orphanAdapters lists this test binary's adapter processes (binky-adapter-*
+// in binDir) whose parent is gone (re-parented to pid 1), waiting up to d
+// for them to notice and exit.
+func orphanAdapters(d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	for {
+		var pids []int
+		ents, _ := os.ReadDir("/proc")
+		for _, ent := range ents {
+			pid, err := strconv.Atoi(ent.Name())
+			if err != nil || !alive(pid) {
+				continue
+			}
+			exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+			if err != nil || filepath.Dir(exe) != binDir || !strings.HasPrefix(filepath.Base(exe), "binky-adapter-") {
+				continue
+			}
+			if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+				f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+				if len(f) > 1 && f[1] == "1" {
+					pids = append(pids, pid)
+				}
+			}
+		}
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return pids
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

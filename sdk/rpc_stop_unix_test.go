@@ -184,3 +184,30 @@ func alive(pid int) bool {
 	}
 	return true
 }
+
+// An adapter whose host died before the adapter could read its own parent
+// pid (re-parented at once; found under a daemon kill storm) still sees
+// that its host is gone: the host's pid comes in HostPidEnv.
+func TestRPCAdapterExitsWhenHostDiedBeforeStart(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := helperCmd()
+	cmd.Env = append(cmd.Env,
+		Handshake.MagicCookieKey+"="+Handshake.MagicCookieValue,
+		"PLUGIN_PROTOCOL_VERSIONS=1",
+		HostPidEnv+"="+strconv.Itoa(dead.Process.Pid))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(stopWait):
+		cmd.Process.Kill()
+		t.Fatalf("the adapter still serves %s after its host (pid %d) was gone", stopWait, dead.Process.Pid)
+	}
+}

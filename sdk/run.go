@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,6 +131,10 @@ func oneShot(ctx context.Context, a Adapter, call string, stdin io.Reader, stdou
 	return 0
 }
 
+// HostPidEnv carries the pid of the host that starts an RPC adapter, so
+// the adapter knows its host even if it was re-parented before it looked.
+const HostPidEnv = "BINKY_ADAPTER_HOST_PID"
+
 // errHostGone stops an RPC adapter whose host process exited.
 var errHostGone = errors.New("the host process exited")
 
@@ -137,6 +142,11 @@ var errHostGone = errors.New("the host process exited")
 // the plugin, when ctx ends (a signal) or when the host process exits.
 func serveRPC(ctx context.Context, a Adapter, name string, stderr io.Writer, getenv func(string) string) int {
 	ppid := os.Getppid() // first, so that a host dying while we start is noticed
+	if host, err := strconv.Atoi(getenv(HostPidEnv)); err == nil && host > 0 {
+		// The host said who it is: a parent that is not it means the host
+		// died before this line (and we were re-parented).
+		ppid = host
+	}
 	if getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
 		fmt.Fprintf(stderr, "%s: %s is set but does not hold the cookie of protocol %d; "+
 			"this binary serves RPC only to a binky that speaks its protocol (unset %s to use it by hand)\n",

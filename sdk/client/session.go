@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,10 @@ func (b *Binary) StartRPC(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("%s: create a directory for its socket: %w (is TMPDIR writable?)", label, err)
 	}
 	cmd := exec.Command(b.Path)
-	cmd.Env = append(b.env(), plugin.EnvUnixSocketDir+"="+sockDir)
+	// The host's pid: an adapter whose host died before it could read its
+	// own parent pid (under a kill storm, the daemon killed mid-start) sees
+	// at once that its parent is not the host that started it.
+	cmd.Env = append(b.env(), plugin.EnvUnixSocketDir+"="+sockDir, sdk.HostPidEnv+"="+strconv.Itoa(os.Getpid()))
 	ownGroup(cmd)
 	stderr := newTail(StderrLimit)
 	startTimeout := defaultStart

@@ -283,7 +283,7 @@ func TestMinimalEnv(t *testing.T) {
 			for _, name := range strings.Split(r.Values["env"], ",") {
 				switch {
 				case name == "PATH", name == "HOME", name == "TMPDIR", name == "LANG", name == "LANGUAGE", strings.HasPrefix(name, "LC_"):
-				case mode == "ok-rpc" && (strings.HasPrefix(name, "PLUGIN_") || name == sdk.Handshake.MagicCookieKey):
+				case mode == "ok-rpc" && (strings.HasPrefix(name, "PLUGIN_") || name == sdk.Handshake.MagicCookieKey || name == sdk.HostPidEnv):
 				default:
 					t.Errorf("adapter environment has %s; want only PATH, HOME, TMPDIR and locale", name)
 				}

@@ -15,7 +15,7 @@ ADAPTERS   := $(wildcard plugins/*/cmd/binky-adapter-*)
 TESTFLAGS  ?= -count=1 -timeout 20m
 STATICCHECK ?= v0.8.2
 
-.PHONY: all build install test unit lint cross fuzz reliability reliability-fuzz demo demo-down testenv clean
+.PHONY: all build install test unit lint cross fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
 
 all: build
 
@@ -84,24 +84,23 @@ RELDIR ?= $(BIN)/reliability
 RELIABILITY_FUZZTIME := $(if $(filter command line environment,$(origin FUZZTIME)),$(FUZZTIME),10m)
 reliability: build
 	-$(MAKE) --no-print-directory reliability-fuzz
+	$(MAKE) --no-print-directory reliability-suite
+
+# reliability-suite: TestReliability's long tier alone, reporting the fuzz
+# results an earlier `make reliability-fuzz` left in $(RELDIR)/fuzz.tsv.
+reliability-suite: build
 	cd e2e && PATH=$(BIN):$$PATH BINKY_TEST_BIN=$(BIN) BINKY_RELIABILITY=long \
 		BINKY_RELIABILITY_FUZZ=$(RELDIR)/fuzz.tsv BINKY_RELIABILITY_FUZZTIME=$(RELIABILITY_FUZZTIME) \
+		BINKY_RELIABILITY_FUZZJOBS=$(FUZZJOBS) \
 		BINKY_RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md \
 		$(GO) test -count=1 -timeout 6h -v -run '^TestReliability$$' .
 
-# reliability-fuzz: every fuzz target for FUZZTIME, one line per target in
-# $(RELDIR)/fuzz.tsv (package, target, ok or FAIL, seconds).
+# reliability-fuzz: every fuzz target for FUZZTIME, FUZZJOBS at a time (one
+# fuzz worker each when more than one), one line per target in
+# $(RELDIR)/fuzz.tsv (package, target, ok or FAIL, seconds, execs, workers).
+FUZZJOBS ?= 1
 reliability-fuzz:
-	@mkdir -p $(RELDIR); : > $(RELDIR)/fuzz.tsv; \
-	for m in $(MODULES); do (cd $$m; \
-		for pkg in $$($(GO) list ./...); do \
-			for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-				echo "== $$pkg $$f ($(RELIABILITY_FUZZTIME))"; start=$$(date +%s); \
-				if $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(RELIABILITY_FUZZTIME) $$pkg > $(RELDIR)/last.log 2>&1; \
-				then r=ok; else r=FAIL; tail -30 $(RELDIR)/last.log; fi; \
-				printf '%s\t%s\t%s\t%ss\n' "$$pkg" "$$f" "$$r" "$$(( $$(date +%s) - start ))" >> $(RELDIR)/fuzz.tsv; \
-			done; done); done; \
-	echo "fuzz results: $(RELDIR)/fuzz.tsv"; ! grep -q '	FAIL	' $(RELDIR)/fuzz.tsv
+	@GO=$(GO) nice -n 19 bash scripts/fuzz-all $(RELDIR)/fuzz.tsv $(RELIABILITY_FUZZTIME) $(FUZZJOBS) $(MODULES)
 
 # demo: the main job on an embedded default — two worlds of examples/demo,
 # SQLite slices, no server needed. demo-down removes them.

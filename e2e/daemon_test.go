@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestSecondDaemonRefused: a second daemon for the same BINKY_HOME exits
@@ -95,4 +96,43 @@ env = { API_KEY = "${env.NEEDY_API_KEY}" }
 	}
 	e.extra = []string{"NEEDY_API_KEY=k3y-value-1234"}
 	e.must("up", "x")
+}
+
+// TestIdleDaemonTrims: a daemon quiet for BINKY_TRIM_AFTER hands back the
+// pages of its binary image it mapped while busy (host/memtrim), and goes on
+// serving: its file-backed resident set falls, and status and up still work.
+func TestIdleDaemonTrims(t *testing.T) {
+	e := newEnv(t, "[project]\nname = \"trim\"\nport_range = PORTRANGE\n\n[services.idle]\ncmd = \"exec sleep 600\"\n")
+	e.extra = append(e.extra, "BINKY_TRIM_AFTER=1s")
+	e.must("up", "a")
+	pid := strings.TrimSpace(strings.SplitN(read(filepath.Join(e.home, "daemon.pid")), "\n", 2)[0])
+	rssFile := func() int {
+		b, err := os.ReadFile("/proc/" + pid + "/status")
+		if err != nil {
+			t.Fatalf("daemon %s: %v", pid, err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "RssFile:" {
+				n, _ := strconv.Atoi(f[1])
+				return n
+			}
+		}
+		t.Skip("no RssFile in /proc/PID/status on this kernel")
+		return 0
+	}
+	busy := rssFile()
+	low := busy
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && low > busy/2; {
+		time.Sleep(250 * time.Millisecond)
+		low = min(low, rssFile())
+	}
+	if low > busy/2 {
+		t.Fatalf("daemon RssFile %d KiB after up, still %d KiB after 30s quiet with BINKY_TRIM_AFTER=1s", busy, low)
+	}
+	t.Logf("daemon RssFile %d KiB after up, %d KiB once trimmed", busy, low)
+	e.must("status")
+	e.must("up", "b")
+	if w := e.status().world(t, "b"); w.State != "up" {
+		t.Fatalf("world b after the trim: %s", w.State)
+	}
 }

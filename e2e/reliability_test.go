@@ -174,7 +174,7 @@ func markdown(tr tier, took time.Duration, rows []*figure) string {
 	fmt.Fprintf(&b, "- Commit: %s\n", commit())
 	fmt.Fprintf(&b, "- Tier: %s (kills %d, stampede %d, soak %s, soak worlds %d); fuzz time per target %s; suite wall time %s\n",
 		tr.name, tr.kills, tr.stampede, tr.soak, tr.soakWorlds, orDash(os.Getenv("BINKY_RELIABILITY_FUZZTIME")), took.Round(time.Second))
-	b.WriteString("- Rerun everything: `make reliability` (variables: `FUZZTIME=10m`, `BINKY_RELIABILITY_KILLS`, `BINKY_RELIABILITY_STAMPEDE`, `BINKY_RELIABILITY_SOAK=30m`)\n\n")
+	b.WriteString("- Rerun everything: `make reliability` (variables: `FUZZTIME=10m`, `FUZZJOBS=8` (targets side by side), `BINKY_RELIABILITY_KILLS`, `BINKY_RELIABILITY_STAMPEDE`, `BINKY_RELIABILITY_SOAK=30m`)\n\n")
 	b.WriteString("| Case | Measured | Status | Figures | Rerun |\n|---|---|---|---|---|\n")
 	for _, f := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | `%s` |\n", f.Case, cell(f.Measured), cell(f.Status), cell(f.Result), f.Rerun)
@@ -268,7 +268,7 @@ func daemonStats(pid int) (rssKiB, fds int) {
 // (BINKY_RELIABILITY_FUZZ: one "package<TAB>target<TAB>ok|FAIL<TAB>time"
 // line per target).
 func caseFuzz(t *testing.T, tr tier, f *figure) {
-	f.Rerun = "make reliability-fuzz FUZZTIME=10m"
+	f.Rerun = "make reliability-fuzz FUZZTIME=10m FUZZJOBS=8"
 	path := os.Getenv("BINKY_RELIABILITY_FUZZ")
 	if path == "" {
 		notRun(t, f, "no fuzz results given (BINKY_RELIABILITY_FUZZ): seed corpora run as unit tests in `make test`; the targets run beyond them under `make reliability`")
@@ -278,7 +278,9 @@ func caseFuzz(t *testing.T, tr tier, f *figure) {
 		t.Fatalf("read fuzz results %s: %v", path, err)
 	}
 	ok, failed := 0, []string{}
+	var execs int64
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		// package, target, ok|FAIL, seconds, execs, workers (scripts/fuzz-all)
 		fs := strings.Split(line, "\t")
 		if len(fs) < 3 {
 			continue
@@ -288,9 +290,17 @@ func caseFuzz(t *testing.T, tr tier, f *figure) {
 		} else {
 			failed = append(failed, fs[0]+"."+fs[1])
 		}
-		f.detail("%s %s: %s", fs[0], fs[1], strings.Join(fs[2:], " "))
+		if len(fs) >= 6 {
+			n, _ := strconv.ParseInt(fs[4], 10, 64)
+			execs += n
+			f.detail("%s %s: %s after %s, %s execs, %s worker(s)", fs[0], fs[1], fs[2], fs[3], fs[4], fs[5])
+		} else {
+			f.detail("%s %s: %s", fs[0], fs[1], strings.Join(fs[2:], " "))
+		}
 	}
-	f.Result = fmt.Sprintf("%d targets × %s: %d without a failure, %d failed %v", ok+len(failed), orDash(os.Getenv("BINKY_RELIABILITY_FUZZTIME")), ok, len(failed), failed)
+	jobs := orDash(os.Getenv("BINKY_RELIABILITY_FUZZJOBS"))
+	f.Result = fmt.Sprintf("%d targets × %s of wall time (%s at a time on %d cores): %d without a failure, %d failed %v; %d execs in all (per target in the section below)",
+		ok+len(failed), orDash(os.Getenv("BINKY_RELIABILITY_FUZZTIME")), jobs, runtime.NumCPU(), ok, len(failed), failed, execs)
 	if ok+len(failed) == 0 {
 		t.Fatalf("no fuzz results in %s", path)
 	}

@@ -3,7 +3,8 @@
 # worlds idle, then with WORLDS worlds of 3 services each (two small HTTP
 # backends with health checks, one sleep). Prints, at each step, VmRSS and
 # VmHWM (/proc/PID/status), Pss (/proc/PID/smaps_rollup), open fds, threads
-# and, with TAGS=pprof (a daemon built with -tags pprof, served on
+# (and RssAnon and RssFile: the heap and the mapped binary image), and,
+# with TAGS=pprof (a daemon built with -tags pprof, served on
 # BINKY_PPROF), goroutines and the Go runtime's own figures.
 #
 #   benchmarks/proxy/rss.sh                 # WORLDS=50 SETTLE=5
@@ -15,6 +16,9 @@ set -euo pipefail
 
 WORLDS=${WORLDS:-50}
 SETTLE=${SETTLE:-5}
+# QUIET: how much longer to wait for the daemon's idle trim (BINKY_TRIM_AFTER,
+# 20s by default) before the second reading of each step.
+QUIET=${QUIET:-25}
 RANGE=${RANGE:-19000}
 PPROF_PORT=${PPROF_PORT:-38094}
 PROXY_PORT=${PROXY_PORT:-38085}
@@ -76,19 +80,27 @@ report() { # label
 	local ms
 	ms=$(curl -s "http://127.0.0.1:$PPROF_PORT/debug/pprof/heap?debug=1" |
 		awk '$2 == "HeapInuse" || $2 == "Sys" || $2 == "NextGC" { printf "%s=%.1f ", $2, $4 / 1048576 }' || true)
-	printf '%-22s %8.1f %8.1f %8.1f %6s %8s %11s   %s\n' "$1" "$(echo "$rss/1024" | bc -l)" "$(echo "$pss/1024" | bc -l)" \
+	local anon file
+	anon=$(kib "/proc/$pid/status" RssAnon)
+	file=$(kib "/proc/$pid/status" RssFile)
+	printf '%-26s %8.1f %8.1f %8.1f %8.1f %8.1f %6s %8s %11s   %s\n' "$1" "$(echo "$rss/1024" | bc -l)" "$(echo "$anon/1024" | bc -l)" \
+		"$(echo "$file/1024" | bc -l)" "$(echo "$pss/1024" | bc -l)" \
 		"$(echo "$hwm/1024" | bc -l)" "$fds" "$thr" "${gor:-?}" "$ms"
 }
 
-printf '%-22s %8s %8s %8s %6s %8s %11s   %s\n' step "RSS MiB" "Pss MiB" "HWM MiB" fds threads goroutines "runtime MiB"
+printf '%-26s %8s %8s %8s %8s %8s %6s %8s %11s   %s\n' step "RSS MiB" "anon" "file" "Pss MiB" "HWM MiB" fds threads goroutines "runtime MiB"
 for i in $(seq "$WORLDS"); do
 	binky up -q "w$i" >/dev/null
 	made=$i
 	if [ "$i" = 2 ]; then
 		sleep "$SETTLE"
-		report "2 worlds idle"
+		report "2 worlds idle ${SETTLE}s"
+		sleep "$QUIET"
+		report "2 worlds quiet $((SETTLE + QUIET))s"
 	fi
 done
 sleep "$SETTLE"
-report "$WORLDS worlds x 3 services"
+report "$WORLDS worlds idle ${SETTLE}s"
+sleep "$QUIET"
+report "$WORLDS worlds quiet $((SETTLE + QUIET))s"
 sleep "${HOLD:-0}" # time to look at the daemon (smaps, pprof) before it stops

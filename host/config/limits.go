@@ -327,7 +327,7 @@ func (s *limitScanner) str() {
 			s.i++
 			return
 		case c == '\\' && q == '"' && s.peek(1) != '\n':
-			s.i += 2
+			s.i = min(s.i+2, len(s.src)) // a trailing backslash ends the file
 		default:
 			s.i++
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/memtrim"
 	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/proxy"
 	"github.com/binkyhq/binky/host/redact"
@@ -39,7 +40,14 @@ type Options struct {
 	// ProxyTLSAddr overrides the https listener ("127.0.0.1:443" by
 	// default, with a fallback port).
 	ProxyTLSAddr string
+	// TrimAfter is how long the daemon waits, quiet (no call in flight, no
+	// proxied request), before it hands back memory it no longer uses
+	// (host/memtrim). 0 means DefaultTrimAfter; negative never trims.
+	TrimAfter time.Duration
 }
+
+// DefaultTrimAfter is how long a quiet daemon waits before it trims.
+const DefaultTrimAfter = 20 * time.Second
 
 // Daemon is one BINKY_HOME's daemon.
 type Daemon struct {
@@ -60,6 +68,7 @@ type Daemon struct {
 	admSrc    admission.Source // where pressure is read
 	routeKick chan struct{}
 	started   time.Time
+	idle      *memtrim.Idle // nil: never trims
 
 	handlers map[string]handler
 	stop     context.CancelFunc
@@ -150,6 +159,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.routeLoop(ctx)
 	d.reconcile(ctx)
 	d.startAdmission(ctx)
+	d.startTrim(ctx)
 
 	sock := api.Socket(d.home)
 	os.Remove(sock) // we hold the lock: any socket file left is stale
@@ -173,6 +183,33 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.emit(events.Event{Event: events.DaemonStopped})
 	d.log.Info("daemon stopped; worlds keep running")
 	return nil
+}
+
+// startTrim hands back, once the daemon has been quiet for TrimAfter, the
+// memory its start and its last burst of work touched and no longer use
+// (host/memtrim): most of an idle daemon's resident set is its own binary
+// image, mapped page by fault-around page.
+func (d *Daemon) startTrim(ctx context.Context) {
+	after := d.opts.TrimAfter
+	if after < 0 {
+		return
+	}
+	if after == 0 {
+		after = DefaultTrimAfter
+	}
+	var proxyLast func() time.Time
+	if d.proxy != nil {
+		proxyLast = d.proxy.LastRequest
+	}
+	d.idle = memtrim.NewIdle(after, func() {
+		r, err := memtrim.Trim()
+		if err != nil {
+			d.log.Warn("trim memory", "error", err)
+			return
+		}
+		d.log.Debug("trimmed memory", "mappings", r.Mappings, "image_bytes", r.ImageBytes, "took", r.Took)
+	}, proxyLast)
+	go d.idle.Run(ctx.Done())
 }
 
 // emit writes an event; a failure to log is logged, never fatal.

@@ -108,6 +108,10 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 		enc.Encode(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: fmt.Sprintf("unknown op %q", req.Op)}})
 		return
 	}
+	if d.idle != nil {
+		d.idle.Begin()
+		defer d.idle.End()
+	}
 	// The call's context ends when the daemon stops; a caller that hangs
 	// up does not abort work that would leave a world half-made.
 	gone := make(chan struct{})

@@ -63,6 +63,8 @@ type Proxy struct {
 	table     atomic.Pointer[table]
 	writeMu   sync.Mutex // serialises table writers
 
+	lastRequest atomic.Int64 // unix nanoseconds, updated at most once per touchEvery per route
+
 	mu       sync.Mutex
 	started  bool
 	closed   bool
@@ -178,18 +180,27 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // suspension counts in minutes, and Touch takes the admission lock.
 const touchEvery = time.Second
 
-// touchEntry tells the waker about a request to e's world, at most once
-// per touchEvery.
+// touchEntry notes a request to e's world and tells the waker about it, at
+// most once per touchEvery.
 func (p *Proxy) touchEntry(e *entry) {
-	if p.opts.Waker == nil {
-		return
-	}
 	now := time.Now().UnixNano()
 	last := e.touched.Load()
 	if now-last < int64(touchEvery) || !e.touched.CompareAndSwap(last, now) {
 		return
 	}
-	p.touch(e.route)
+	p.lastRequest.Store(now)
+	if p.opts.Waker != nil {
+		p.touch(e.route)
+	}
+}
+
+// LastRequest is when a routed request was last seen, to within touchEvery;
+// zero before the first.
+func (p *Proxy) LastRequest() time.Time {
+	if n := p.lastRequest.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // Start binds the listeners and serves in the background until ctx ends or

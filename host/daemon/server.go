@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -127,6 +128,15 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 		}
 	}()
 	s := &stream{enc: enc, start: time.Now(), gone: gone, redact: d.redact.String}
+	// A bug in one op must not take the daemon, and every other caller's
+	// op, down with it: the caller gets an internal error, the log the
+	// stack. The op's deferred unlocks have run by then.
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Error("op panicked", "op", req.Op, "panic", d.redact.String(fmt.Sprint(r)), "stack", string(debug.Stack()))
+			s.send(api.Frame{Error: &api.Error{Code: api.CodeInternal, Message: fmt.Sprintf("internal error in %s (a bug; daemon.log has the stack): %s", req.Op, d.redact.String(fmt.Sprint(r)))}})
+		}
+	}()
 	res, err := h(ctx, req.Args, s)
 	if err != nil {
 		var ae *api.Error

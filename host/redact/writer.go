@@ -11,6 +11,16 @@ import (
 // and the rest of the run is remembered as covered.
 const maxHold = 64 << 10
 
+// lazyHold is the held-back size past which a Writer stops rescanning on
+// every write: it scans again once what it holds has grown by an eighth.
+// Each scan looks at everything held, so a long secret arriving a byte or a
+// line per write would otherwise cost the square of its length (FuzzForms
+// found a 4 KB secret, one character per line, taking 15 s); now it costs
+// a constant number of scans per doubling. A held tail this long is rare
+// (an unfinished occurrence of a secret of over a kilobyte), and Flush and
+// Close still settle it at once.
+const lazyHold = 4 << 10
+
 // Writer returns a writer that redacts everything written to it before
 // passing it to w. A secret split across two Write calls, or wrapped over
 // lines, is still masked: the writer holds back the tail of what it was
@@ -29,6 +39,8 @@ type Writer struct {
 	mu     sync.Mutex
 	buf    []byte
 	closed bool
+	// scanned is len(buf) after the last scan: what it still held.
+	scanned int
 	// carry is how many leading bytes of buf are known to be covered by an
 	// occurrence that began in bytes already written (only after a forced
 	// flush inside a long run); inRun says the bytes written so far end
@@ -45,6 +57,9 @@ func (wr *Writer) Write(p []byte) (int, error) {
 		return 0, io.ErrClosedPipe
 	}
 	wr.buf = append(wr.buf, p...)
+	if len(wr.buf) > lazyHold && len(wr.buf)-wr.scanned < len(wr.buf)/8 {
+		return len(p), nil
+	}
 	if err := wr.flush(false, false); err != nil {
 		return 0, err
 	}
@@ -94,6 +109,13 @@ func (wr *Writer) Held() int {
 // emitted bytes can reach the held-back tail. final writes everything;
 // maskTail also masks an unfinished occurrence of MinLen bytes or more.
 func (wr *Writer) flush(final, maskTail bool) error {
+	err := wr.settle(final, maskTail)
+	wr.scanned = len(wr.buf)
+	return err
+}
+
+// settle is flush without the bookkeeping of what was scanned.
+func (wr *Writer) settle(final, maskTail bool) error {
 	m := wr.r.matcher()
 	if m == nil {
 		if len(wr.buf) == 0 {

@@ -1,6 +1,8 @@
 package memtrim
 
 import (
+	"math"
+	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -37,5 +39,44 @@ func TestIdleTrimsOncePerQuietSpell(t *testing.T) {
 	}
 	if !i.Check(time.Now().Add(7*time.Minute)) || n != 3 {
 		t.Fatalf("no trim once the proxy went quiet (n=%d)", n)
+	}
+}
+
+func TestPacerRaisesGOGCWhileBusy(t *testing.T) {
+	if userTuned() {
+		t.Skip("GOGC or GOMEMLIMIT set in the environment: the pacer leaves them alone")
+	}
+	var n uint64
+	p := &Pacer{Count: func() uint64 { return n }, BusyRate: 100, BusyPercent: 321, QuietFor: 3 * time.Second}
+	before := debug.SetGCPercent(-1)
+	debug.SetGCPercent(before)
+	t0 := time.Now()
+	p.Check(t0)
+	n += 50 // 50 a second: quiet
+	if p.Check(t0.Add(time.Second)) {
+		t.Fatal("busy at half the busy rate")
+	}
+	n += 1000
+	if !p.Check(t0.Add(2 * time.Second)) {
+		t.Fatal("not busy at ten times the busy rate")
+	}
+	if got := debug.SetGCPercent(-1); got != 321 {
+		debug.SetGCPercent(before)
+		t.Fatalf("GOGC while busy = %d, want 321", got)
+	}
+	debug.SetGCPercent(321)
+	// Quiet for less than QuietFor: still busy; then back to the start.
+	if !p.Check(t0.Add(3*time.Second)) || !p.Check(t0.Add(5*time.Second)) {
+		t.Fatal("left busy before QuietFor passed")
+	}
+	if p.Check(t0.Add(7 * time.Second)) {
+		t.Fatal("still busy after QuietFor of quiet")
+	}
+	if got := debug.SetGCPercent(-1); got != before {
+		t.Fatalf("GOGC after the busy spell = %d, want %d as before", got, before)
+	}
+	debug.SetGCPercent(before)
+	if lim := debug.SetMemoryLimit(-1); lim != math.MaxInt64 {
+		t.Fatalf("memory limit after the busy spell = %d, want none", lim)
 	}
 }

@@ -63,7 +63,8 @@ type Proxy struct {
 	table     atomic.Pointer[table]
 	writeMu   sync.Mutex // serialises table writers
 
-	lastRequest atomic.Int64 // unix nanoseconds, updated at most once per touchEvery per route
+	lastRequest atomic.Int64  // unix nanoseconds, updated at most once per touchEvery per route
+	served      atomic.Uint64 // routed requests since start
 
 	mu       sync.Mutex
 	started  bool
@@ -165,6 +166,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.writeRouteList(w, r, http.StatusNotFound)
 		return
 	}
+	p.served.Add(1)
 	p.touchEntry(e)
 	if e.route.State != StateRunning {
 		if p.wake(w, r, host, e.route) {
@@ -193,6 +195,10 @@ func (p *Proxy) touchEntry(e *entry) {
 		p.touch(e.route)
 	}
 }
+
+// Served is how many requests were routed to a world since the proxy
+// started.
+func (p *Proxy) Served() uint64 { return p.served.Load() }
 
 // LastRequest is when a routed request was last seen, to within touchEvery;
 // zero before the first.

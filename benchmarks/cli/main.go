@@ -5,6 +5,13 @@
 // `sleep` services in a temporary BINKY_HOME and repository, which the
 // program removes again.
 //
+// Re-up: a world whose web is `python3 -m http.server` is brought down and
+// up again --reups times. Each `binky up` is timed, and a poller asks the
+// web's port for an answer every millisecond from the moment up starts, so
+// the table shows how long after python first answered up reported the
+// world healthy. The baseline is python alone: the time from spawning the
+// same server to its first answer.
+//
 //	go run ./benchmarks/cli                  # builds binky and binkyd first
 //	go run ./benchmarks/cli --bin DIR        # binaries already built in DIR
 //
@@ -13,13 +20,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -30,6 +41,7 @@ func main() {
 	flag.IntVar(&o.n, "n", 30, "runs per measurement (the median is reported)")
 	flag.IntVar(&o.worlds, "worlds", 50, "worlds for the large status measurement")
 	flag.IntVar(&o.services, "services", 3, "services per world")
+	flag.IntVar(&o.reups, "reups", 10, "re-ups of the python world (0 skips them)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -43,6 +55,7 @@ type options struct {
 	bin              string
 	n                int
 	worlds, services int
+	reups            int
 }
 
 // row is one measurement: its median and how many hello-worlds that is.
@@ -110,11 +123,32 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 
+	var re *reupResult
+	if o.reups > 0 {
+		if _, err := exec.LookPath("python3"); err != nil {
+			fmt.Fprintln(os.Stderr, "re-up skipped: python3 not found")
+		} else {
+			fmt.Fprintln(os.Stderr, "timing re-ups of a python3 -m http.server world…")
+			if re, err = reup(ctx, o, w.bin, work); err != nil {
+				return fmt.Errorf("re-up: %w", err)
+			}
+		}
+	}
+
 	fmt.Printf("median of %d runs each\n\n", o.n)
 	fmt.Println("| what | median | × hello-world |")
 	fmt.Println("|---|---|---|")
 	for _, r := range rows {
 		fmt.Printf("| %s | %.1f ms | %.1f× |\n", r.what, ms(r.median), float64(r.median)/float64(rows[0].median))
+	}
+	if re != nil {
+		fmt.Printf("\nre-up, median of %d (load %s)\n\n", o.reups, loadavg())
+		fmt.Println("| what | median | × python alone |")
+		fmt.Println("|---|---|---|")
+		fmt.Printf("| python3 -m http.server alone: spawn to first answer | %.1f ms | 1.0× |\n", ms(re.python))
+		fmt.Printf("| `binky up` of the down world (re-up) | %.1f ms | %.1f× |\n", ms(re.up), float64(re.up)/float64(re.python))
+		fmt.Printf("| up's start to python's first answer | %.1f ms | |\n", ms(re.answer))
+		fmt.Printf("| python's first answer to up returning healthy | %.1f ms | |\n", ms(re.lag))
 	}
 	return nil
 }
@@ -250,4 +284,154 @@ func buildHello(ctx context.Context, work string) (string, error) {
 		return "", fmt.Errorf("build hello-world: %v\n%s", err, out)
 	}
 	return exe, nil
+}
+
+// reupResult holds the re-up medians.
+type reupResult struct {
+	python time.Duration // python alone: spawn to first answer
+	up     time.Duration // binky up of the down world
+	answer time.Duration // up's start to the web's first answer
+	lag    time.Duration // the web's first answer to up returning
+}
+
+// reup times re-ups of a world whose web is python3 -m http.server, in its
+// own project next to the sleeping worlds.
+func reup(ctx context.Context, o options, bin, work string) (*reupResult, error) {
+	w := &world{bin: bin, home: filepath.Join(work, "home"), repo: filepath.Join(work, "web")}
+	if err := os.MkdirAll(w.repo, 0o755); err != nil {
+		return nil, err
+	}
+	conf := "[project]\nname = \"clibenchweb\"\n\n[agents]\nexpose = [\"web\"]\n\n[services.web]\n" +
+		"cmd = \"exec python3 -m http.server ${self.port} --bind 127.0.0.1\"\n" +
+		"url = \"web\"\nhealth = \"http://127.0.0.1:${self.port}/\"\n"
+	if err := os.WriteFile(filepath.Join(w.repo, "binky.toml"), []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
+		if err := w.run("git", args...); err != nil {
+			return nil, err
+		}
+	}
+	const wt = "web-1"
+	if err := w.run(bin, "up", "-q", wt); err != nil {
+		return nil, err
+	}
+	defer w.run(bin, "remove", "-q", "--force", wt)
+	port, err := w.port(wt)
+	if err != nil {
+		return nil, err
+	}
+	var ups, answers, lags, pythons []time.Duration
+	for i := -1; i < o.reups; i++ { // one warm-up
+		if err := w.run(bin, "down", "-q", wt); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		first := pollFirstAnswer(ctx, port, start)
+		if err := w.run(bin, "up", "-q", wt); err != nil {
+			return nil, err
+		}
+		end := time.Now()
+		at := <-first
+		if i < 0 {
+			continue
+		}
+		ups = append(ups, end.Sub(start))
+		if !at.IsZero() {
+			answers = append(answers, at.Sub(start))
+			lags = append(lags, end.Sub(at))
+		}
+	}
+	// Python alone, on a port of its own.
+	for i := -1; i < o.reups; i++ {
+		d, err := pythonAlone(ctx, port+1)
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 {
+			pythons = append(pythons, d)
+		}
+	}
+	return &reupResult{python: med(pythons), up: med(ups), answer: med(answers), lag: med(lags)}, nil
+}
+
+func med(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// port is the web service's port, from binky env --direct (service →
+// http://127.0.0.1:<port>).
+func (w *world) port(wt string) (int, error) {
+	cmd := exec.Command(w.bin, "env", "--direct", wt)
+	cmd.Dir, cmd.Env = w.repo, w.environ()
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("binky env --direct %s: %v", wt, err)
+	}
+	var env map[string]string
+	if err := json.Unmarshal(out, &env); err != nil {
+		return 0, fmt.Errorf("binky env --direct: %v", err)
+	}
+	u, err := url.Parse(env["web"])
+	if err != nil || u.Port() == "" {
+		return 0, fmt.Errorf("no port for web in binky env --direct: %s", out)
+	}
+	return strconv.Atoi(u.Port())
+}
+
+// pollFirstAnswer asks 127.0.0.1:port for an HTTP answer every millisecond
+// from start and sends the time of the first (zero after 30 s).
+func pollFirstAnswer(ctx context.Context, port int, start time.Time) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	go func() {
+		c := &http.Client{Timeout: 200 * time.Millisecond}
+		addr := fmt.Sprintf("http://127.0.0.1:%d/", port)
+		for time.Since(start) < 30*time.Second && ctx.Err() == nil {
+			resp, err := c.Get(addr)
+			if err == nil {
+				at := time.Now()
+				resp.Body.Close()
+				ch <- at
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+		ch <- time.Time{}
+	}()
+	return ch
+}
+
+// pythonAlone spawns python3 -m http.server and returns the time to its
+// first answer.
+func pythonAlone(ctx context.Context, port int) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, "python3", "-m", "http.server", strconv.Itoa(port), "--bind", "127.0.0.1")
+	cmd.Dir = os.TempDir()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	at := <-pollFirstAnswer(ctx, port, start)
+	if at.IsZero() {
+		return 0, fmt.Errorf("python3 -m http.server on port %d never answered", port)
+	}
+	return at.Sub(start), nil
+}
+
+// loadavg is /proc/loadavg's first three fields, or "?".
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }

@@ -129,8 +129,9 @@ func reliabilityCases(t *testing.T) {
 	reliabilityCase(t, "proxy", "hostile Host headers, WebSocket Origin and hop-by-hop headers, SSE first byte, dead backends", caseProxy)
 	reliabilityCase(t, "secrets", "an ${env.X} secret printed raw, base64, URL-encoded and split over lines by a service", caseSecrets)
 	reliabilityCase(t, "escaped", "a service that double-forks and setsid's a daemon of its own, then down", caseEscaped)
-	reliabilityCase(t, "fuzz", "every fuzz target beyond its seed corpus (`make reliability FUZZTIME=…`)", caseFuzz)
 	reliabilityCase(t, "soak", "worlds × 3 services with random restarts: daemon RSS and open fds over time", caseSoak)
+	// Last: a fuzz run started alongside the suite may still be going.
+	reliabilityCase(t, "fuzz", "every fuzz target beyond its seed corpus (`make reliability FUZZTIME=…`)", caseFuzz)
 }
 
 // report prints the table and, when BINKY_RELIABILITY_REPORT names a file,
@@ -272,6 +273,19 @@ func caseFuzz(t *testing.T, tr tier, f *figure) {
 	path := os.Getenv("BINKY_RELIABILITY_FUZZ")
 	if path == "" {
 		notRun(t, f, "no fuzz results given (BINKY_RELIABILITY_FUZZ): seed corpora run as unit tests in `make test`; the targets run beyond them under `make reliability`")
+	}
+	// scripts/fuzz-all writes <results>.done when every target has run.
+	// BINKY_RELIABILITY_FUZZ_WAIT lets a fuzz run started alongside the
+	// suite finish (up to that long) before its results are read.
+	if wait, err := time.ParseDuration(os.Getenv("BINKY_RELIABILITY_FUZZ_WAIT")); err == nil {
+		for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Second) {
+			if _, err := os.Stat(path + ".done"); err == nil {
+				break
+			}
+		}
+	}
+	if _, err := os.Stat(path + ".done"); err != nil {
+		f.detail("fuzz run not finished (no %s.done): the table counts the targets that had finished", filepath.Base(path))
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -66,3 +66,20 @@ func BenchmarkWriter(b *testing.B) {
 		w.Close()
 	}
 }
+
+// BenchmarkRepeatedByteSecret is the worst case FuzzForms found: a secret
+// that repeats one byte, in a text that repeats it too, so that every
+// position begins an occurrence. Its cost grows with text × secret length.
+func BenchmarkRepeatedByteSecret(b *testing.B) {
+	for _, n := range []int{256, 1024, 4096} {
+		secret := strings.Repeat("\xcf", n)
+		r := New(secret)
+		text := strings.Repeat("\xcf", 2*n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				r.String(text)
+			}
+		})
+	}
+}

@@ -78,6 +78,7 @@ func compare(p []byte, i int, f string) (end int, partial bool) {
 // occurrence unfinished (more bytes could complete it), else len(p).
 func (m *matcher) cover(p []byte, partials bool) (covered []bool, partialAt int) {
 	partialAt = len(p)
+	marked := 0 // covered[:marked] holds every mark made so far
 	check := func(i int, cands []int32) {
 		for _, fi := range cands {
 			end, partial := compare(p, i, m.forms[fi])
@@ -90,9 +91,13 @@ func (m *matcher) cover(p []byte, partials bool) (covered []bool, partialAt int)
 			if covered == nil {
 				covered = make([]bool, len(p))
 			}
-			for k := i; k < end; k++ {
+			// Occurrences are found left to right: only the part past
+			// what earlier ones marked is new (a secret that repeats one
+			// byte overlaps itself at every position).
+			for k := max(i, marked); k < end; k++ {
 				covered[k] = true
 			}
+			marked = max(marked, end)
 		}
 	}
 	n := len(p)

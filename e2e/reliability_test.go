@@ -291,30 +291,40 @@ func caseFuzz(t *testing.T, tr tier, f *figure) {
 	if err != nil {
 		t.Fatalf("read fuzz results %s: %v", path, err)
 	}
-	ok, failed := 0, []string{}
+	ok, failed, fixed := 0, []string{}, []string{}
 	var execs int64
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		// package, target, ok|FAIL, seconds, execs, workers (scripts/fuzz-all)
+		// package, target, ok|FAIL|fixed, seconds, execs, workers[, note]
+		// (scripts/fuzz-all). "fixed" marks a failure found by an earlier
+		// run of the target and fixed since; the target's rerun after the
+		// fix is a row of its own.
 		fs := strings.Split(line, "\t")
 		if len(fs) < 3 {
 			continue
 		}
-		if fs[2] == "ok" {
+		switch fs[2] {
+		case "ok":
 			ok++
-		} else {
+		case "fixed":
+			fixed = append(fixed, fs[1])
+		default:
 			failed = append(failed, fs[0]+"."+fs[1])
 		}
 		if len(fs) >= 6 {
 			n, _ := strconv.ParseInt(fs[4], 10, 64)
 			execs += n
-			f.detail("%s %s: %s after %s, %s execs, %s worker(s)", fs[0], fs[1], fs[2], fs[3], fs[4], fs[5])
+			note := ""
+			if len(fs) >= 7 {
+				note = "; " + strings.Join(fs[6:], " ")
+			}
+			f.detail("%s %s: %s after %s, %s execs, %s worker(s)%s", fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], note)
 		} else {
 			f.detail("%s %s: %s", fs[0], fs[1], strings.Join(fs[2:], " "))
 		}
 	}
 	jobs := orDash(os.Getenv("BINKY_RELIABILITY_FUZZJOBS"))
-	f.Result = fmt.Sprintf("%d targets × %s of wall time (%s at a time on %d cores): %d without a failure, %d failed %v; %d execs in all (per target in the section below)",
-		ok+len(failed), orDash(os.Getenv("BINKY_RELIABILITY_FUZZTIME")), jobs, runtime.NumCPU(), ok, len(failed), failed, execs)
+	f.Result = fmt.Sprintf("%d runs × %s of wall time (%s at a time on %d cores): %d without a failure, %d failed %v; %d failures found and fixed, then rerun %v; %d execs in all (per target in the section below)",
+		ok+len(failed), orDash(os.Getenv("BINKY_RELIABILITY_FUZZTIME")), jobs, runtime.NumCPU(), ok, len(failed), failed, len(fixed), fixed, execs)
 	if ok+len(failed) == 0 {
 		t.Fatalf("no fuzz results in %s", path)
 	}

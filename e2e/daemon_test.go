@@ -136,3 +136,38 @@ func TestIdleDaemonTrims(t *testing.T) {
 		t.Fatalf("world b after the trim: %s", w.State)
 	}
 }
+
+// TestDeletedSocketComesBack: a daemon.sock deleted, or replaced by a file,
+// under a running daemon is made again by that daemon; the next CLI call
+// reaches it (the same pid) instead of failing to start a second daemon.
+func TestDeletedSocketComesBack(t *testing.T) {
+	e := newEnv(t, "[project]\nname = \"sock\"\nport_range = PORTRANGE\n")
+	e.must("daemon", "start")
+	pidFile := filepath.Join(e.home, "daemon.pid")
+	pid := strings.TrimSpace(strings.SplitN(read(pidFile), "\n", 2)[0])
+	sock := filepath.Join(e.home, "daemon.sock")
+	for _, how := range []string{"deleted", "replaced by a file"} {
+		if err := os.Remove(sock); err != nil {
+			t.Fatal(err)
+		}
+		if how == "replaced by a file" {
+			if err := os.WriteFile(sock, []byte("not a socket"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := e.binky("status")
+		if r.code != 0 {
+			t.Fatalf("socket %s: status exit %d: %s%s", how, r.code, r.stdout, r.stderr)
+		}
+		if now := strings.TrimSpace(strings.SplitN(read(pidFile), "\n", 2)[0]); now != pid {
+			t.Fatalf("socket %s: daemon pid %s, want the running daemon %s", how, now, pid)
+		}
+		fi, err := os.Stat(sock)
+		if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("socket %s: %s is %v (%v); want a 0600 socket again", how, sock, fi, err)
+		}
+	}
+	if !strings.Contains(e.daemonLog(), "listening on it again") {
+		t.Errorf("daemon.log does not say the socket was made again:\n%s", e.daemonLog())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/binkyhq/binky/host/api"
@@ -109,7 +110,16 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 			if p, perr := Ping(ctx, home); perr == nil {
 				return p, nil // another caller's daemon won the race
 			}
-			if reason := startFailureReason(home, cmd.Process.Pid); reason != "" {
+			reason := startFailureReason(home, cmd.Process.Pid)
+			if strings.Contains(reason, "already running") {
+				// A daemon holds the lock but its socket did not answer:
+				// it was deleted, and that daemon makes it again within a
+				// second (host/daemon keepSocket).
+				if p, perr := awaitSocket(ctx, home, 3*time.Second); perr == nil {
+					return p, nil
+				}
+			}
+			if reason != "" {
 				return nil, fmt.Errorf("daemon exited at start: %s", reason)
 			}
 			return nil, fmt.Errorf("daemon exited at start (%v); see %s", err, logPath)
@@ -120,6 +130,18 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("daemon did not answer within 15s; see %s", logPath)
 		}
+	}
+}
+
+// awaitSocket pings home's daemon until it answers or wait passes.
+func awaitSocket(ctx context.Context, home string, wait time.Duration) (*api.PingResult, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		p, err := Ping(ctx, home)
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return p, err
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -162,22 +162,23 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.startTrim(ctx)
 
 	sock := api.Socket(d.home)
-	os.Remove(sock) // we hold the lock: any socket file left is stale
-	ln, err := net.Listen("unix", sock)
+	ln, err := listenSocket(sock)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", sock, err)
-	}
-	if err := os.Chmod(sock, 0o600); err != nil {
-		ln.Close()
-		return fmt.Errorf("chmod %s: %w", sock, err)
+		return err
 	}
 	d.emit(events.Event{Event: events.DaemonStarted})
 	d.log.Info("daemon started", "pid", os.Getpid(), "home", d.home, "version", d.opts.Version)
-	go func() {
-		<-ctx.Done()
-		ln.Close()
-	}()
-	d.serve(ctx, ln)
+	var serving sync.WaitGroup
+	serveOn := func(l net.Listener) {
+		serving.Add(1)
+		go func() {
+			defer serving.Done()
+			d.serve(ctx, l)
+		}()
+	}
+	serveOn(ln)
+	d.keepSocket(ctx, sock, ln, serveOn, time.Second) // until ctx ends
+	serving.Wait()
 	os.Remove(sock)
 	d.stopProxy()
 	d.emit(events.Event{Event: events.DaemonStopped})
@@ -216,6 +217,61 @@ func (d *Daemon) startTrim(ctx context.Context) {
 		d.log.Debug("trimmed memory", "mappings", r.Mappings, "image_bytes", r.ImageBytes, "took", r.Took)
 	}, proxyLast)
 	go d.idle.Run(ctx.Done())
+}
+
+// listenSocket listens on the daemon's socket path, 0600. We hold the
+// lock, so whatever is at the path is stale and is removed first.
+func listenSocket(sock string) (net.Listener, error) {
+	os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", sock, err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("chmod %s: %w", sock, err)
+	}
+	// Closing a listener must not unlink the path: by then it may be the
+	// socket of the listener that replaced it (keepSocket). Run removes
+	// the path itself when it stops.
+	if ul, ok := ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false)
+	}
+	return ln, nil
+}
+
+// keepSocket keeps the socket path reaching this daemon until ctx ends,
+// then closes the listener. A daemon.sock deleted (a temp cleaner, a
+// careless rm) or replaced under a running daemon would leave every CLI
+// call finding no daemon and then failing to start one (the lock is ours):
+// so every interval the path is checked, and listened on again when it is
+// no longer the socket we made.
+func (d *Daemon) keepSocket(ctx context.Context, sock string, ln net.Listener, serveOn func(net.Listener), every time.Duration) {
+	cur := ln
+	made, _ := os.Lstat(sock)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			cur.Close()
+			return
+		case <-t.C:
+		}
+		if now, err := os.Lstat(sock); err == nil && made != nil && os.SameFile(made, now) {
+			continue
+		}
+		nl, err := listenSocket(sock)
+		if err != nil {
+			d.log.Warn("daemon.sock is gone and cannot be made again", "error", err)
+			continue
+		}
+		made, _ = os.Lstat(sock)
+		d.log.Warn("daemon.sock was removed or replaced; listening on it again", "path", sock)
+		serveOn(nl)
+		cur.Close()
+		cur = nl
+	}
 }
 
 // emit writes an event; a failure to log is logged, never fatal.

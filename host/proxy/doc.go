@@ -11,10 +11,17 @@
 // is not running, or not answering, gets a page naming it that retries by
 // itself. TLS is optional: if it cannot be set up, http keeps working.
 //
-// Forwarding has two paths. A bodiless GET, HEAD or OPTIONS without Upgrade
-// (most of what a browser or a load test sends) is written and answered on a
-// pooled keep-alive backend connection by the serving goroutine itself
-// (fast.go); everything else goes through httputil.ReverseProxy on a shared
-// http.Transport (forward.go). Both strip hop-by-hop headers and set the
-// same X-Forwarded-* headers.
+// Forwarding has three paths. On the plain-HTTP listener, the front
+// (front.go) reads each request head from the connection's buffer before
+// net/http does: a bodiless GET, HEAD or OPTIONS over HTTP/1.1 for a running
+// world, with nothing unusual in its head, it relays itself on a pooled
+// keep-alive backend connection, raw bytes in and out; anything else, and
+// any failure before the backend answered, is handed unread to net/http on
+// the same connection. Under net/http, a bodiless GET, HEAD or OPTIONS
+// without Upgrade (HTTPS, HTTP/1.0) is answered on a pooled connection by
+// the serving goroutine itself (fast.go); everything else goes through
+// httputil.ReverseProxy on a shared http.Transport (forward.go). All three
+// strip hop-by-hop headers and set the same X-Forwarded-* headers. The
+// front's parser says no to what it does not fully understand, and a fuzz
+// target checks that whatever it takes net/http reads the same way.
 package proxy

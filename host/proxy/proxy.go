@@ -71,6 +71,8 @@ type Proxy struct {
 	closed   bool
 	cancel   context.CancelFunc
 	servers  []*http.Server
+	raw      []net.Listener // plain-HTTP listeners the front accepts on
+	fronts   frontConns     // connections the front is serving
 	wg       sync.WaitGroup
 	port     atomic.Int32
 	tlsPort  atomic.Int32
@@ -230,9 +232,9 @@ func (p *Proxy) Start(ctx context.Context) error {
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
 	go p.sweepIdle(base)
-	p.serve(base, ln)
+	p.serveFront(base, ln)
 	for _, extra := range loopbackV6(ln) {
-		p.serve(base, extra)
+		p.serveFront(base, extra)
 	}
 	if p.opts.Certs != nil {
 		p.startTLS(base)
@@ -262,6 +264,19 @@ func (p *Proxy) newServer(base context.Context) *http.Server {
 	return srv
 }
 
+// serveFront runs the front (front.go) on a plain-HTTP listener, with an
+// http server for what it hands off; callers hold p.mu.
+func (p *Proxy) serveFront(base context.Context, ln net.Listener) {
+	h := newHandoff(ln.Addr())
+	p.raw = append(p.raw, ln)
+	p.serve(base, h)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.acceptFront(ln, h)
+	}()
+}
+
 // serve runs an http server on ln; callers hold p.mu.
 func (p *Proxy) serve(base context.Context, ln net.Listener) {
 	srv := p.newServer(base)
@@ -285,8 +300,12 @@ func (p *Proxy) Close() {
 	}
 	p.closed = true
 	p.cancel()
-	servers := p.servers
+	servers, raw := p.servers, p.raw
 	p.mu.Unlock()
+	for _, ln := range raw {
+		_ = ln.Close()
+	}
+	p.fronts.closeAll()
 	for _, s := range servers {
 		_ = s.Close()
 	}

@@ -20,9 +20,8 @@ import (
 func TestPanickingOpAnswersAndDaemonServesOn(t *testing.T) {
 	d := New(Options{Home: t.TempDir(), Logger: hclog.NewNullLogger()})
 	d.handlers["boom"] = func(context.Context, json.RawMessage, *stream) (any, error) {
-		var m map[string]int
-		m["x"] = 1 // nil map: panics
-		return nil, nil
+		var ops []string
+		return ops[len(ops)], nil // index out of range: panics
 	}
 	sock := filepath.Join(t.TempDir(), "d.sock")
 	ln, err := net.Listen("unix", sock)

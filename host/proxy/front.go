@@ -530,7 +530,8 @@ func (p *Proxy) frontRelay(c net.Conn, bc *backendConn, fr *frontRequest, rh *re
 			err = io.ErrUnexpectedEOF // the backend closed inside the body
 		}
 	default:
-		_, err = io.CopyBuffer(c, bc.br, buf)
+		// Until the backend closes; then the client's connection ends too.
+		_, _ = io.CopyBuffer(c, bc.br, buf)
 		return false, false
 	}
 	if err != nil {

@@ -259,8 +259,12 @@ func parseFront(head []byte, fr *frontRequest) bool {
 	if target[0] != '/' || (len(target) > 1 && target[1] == '/') {
 		return false
 	}
-	for _, c := range target {
+	for k, c := range target {
 		if c <= ' ' || c >= 0x7f || c == '#' {
+			return false
+		}
+		// A % must begin an escape: net/http answers "/a%zz" with 400.
+		if c == '%' && (k+2 >= len(target) || !isHex(target[k+1]) || !isHex(target[k+2])) {
 			return false
 		}
 	}
@@ -347,9 +351,16 @@ func (p *Proxy) frontExchange(c net.Conn, br *bufio.Reader, head []byte, fr *fro
 			}
 			bc, reused = &backendConn{c: bcNew}, false
 		}
+		// Close ends the exchange too: a backend that takes its time (a
+		// long poll) must not hold the proxy's shutdown.
+		if !p.fronts.add(bc.c) {
+			bc.close()
+			return false, false
+		}
 		bc.attach()
 		rh, err := p.frontSend(c, bc, fr)
 		if err != nil {
+			p.fronts.remove(bc.c)
 			bc.close()
 			if reused && attempt == 0 && (errors.Is(err, errFastStale) || errors.Is(err, io.EOF) || isReset(err)) {
 				continue // a kept-alive connection the backend closed while idle
@@ -359,6 +370,7 @@ func (p *Proxy) frontExchange(c net.Conn, br *bufio.Reader, head []byte, fr *fro
 		// The answer is here: the request is ours now.
 		_, _ = br.Discard(len(head))
 		keep, ok := p.frontRelay(c, bc, fr, rh)
+		p.fronts.remove(bc.c)
 		if ok {
 			cp.put(bc)
 		} else {
@@ -643,6 +655,10 @@ func chunkSize(line []byte) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(line), 16, 64)
 	return n, err == nil && n >= 0
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 func isTokenByte(c byte) bool {

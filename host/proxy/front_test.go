@@ -294,3 +294,29 @@ func FuzzFrontResponse(f *testing.F) {
 		}
 	})
 }
+
+// Close does not wait for a backend that takes its time: the front's
+// exchange with it ends.
+func TestFrontCloseEndsSlowExchange(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	addr, _ := startCountingBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	p := startProxy(t, Options{})
+	p.Set([]Route{{Host: "front.localhost", Target: addr, State: StateRunning, Project: "p", Worktree: "w", Service: "web"}})
+	c, _ := dialProxy(t, p)
+	io.WriteString(c, "GET /poll HTTP/1.1\r\nHost: front.localhost\r\n\r\n")
+	time.Sleep(100 * time.Millisecond) // the request is at the backend
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close still waiting after 10s for a long-polling backend")
+	}
+}

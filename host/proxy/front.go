@@ -162,10 +162,16 @@ func (p *Proxy) front(c net.Conn, h *handoff) {
 		}
 	}()
 	for {
-		_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute)) // net/http's IdleTimeout
+		// As net/http: 2 minutes idle between requests, then 10 seconds
+		// for the rest of a head once it began.
+		_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
+		if _, err := br.Peek(1); err != nil {
+			return // the client closed, or idled out
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		head, err := peekHead(br, frontHeadMax)
 		if err != nil {
-			return // the client closed, or idled out
+			return
 		}
 		_ = c.SetReadDeadline(time.Time{})
 		var fr frontRequest

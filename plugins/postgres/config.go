@@ -90,6 +90,16 @@ func parseAdminURL(raw string) (*url.URL, error) {
 	if strings.Contains(raw, "#") {
 		return nil, invalid(raw, "admin_url has a '#' (the start of a URL fragment, which no server reads); percent-encode a '#' in the user or password as %%23")
 	}
+	// Every query parameter is key=value: pgx reads "?@" on the admin URL
+	// but refuses it on the slice's (FuzzParseAdminURL).
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		if kv == "" {
+			continue
+		}
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return nil, invalid(raw, "admin_url query parameter %q is not key=value (such as sslmode=disable)", kv)
+		}
+	}
 	return u, nil
 }
 

@@ -90,6 +90,15 @@ func parseAdminURL(raw string) (*url.URL, error) {
 	if strings.Contains(raw, "#") {
 		return nil, invalid(raw, "admin_url has a '#' (the start of a URL fragment, which no server reads); percent-encode a '#' in the user or password as %%23")
 	}
+	// One '@' at most before the path: Go reads the last as the end of the
+	// user and password, pgx reads them its own way (FuzzParseAdminURL).
+	authority := raw[len(u.Scheme)+3:]
+	if i := strings.IndexAny(authority, "/?"); i >= 0 {
+		authority = authority[:i]
+	}
+	if strings.Count(authority, "@") > 1 {
+		return nil, invalid(raw, "admin_url has more than one '@' before the host; percent-encode an '@' in the user or password as %%40")
+	}
 	// Every query parameter is key=value: pgx reads "?@" on the admin URL
 	// but refuses it on the slice's (FuzzParseAdminURL).
 	for _, kv := range strings.Split(u.RawQuery, "&") {

@@ -172,7 +172,7 @@ func markdown(tr tier, took time.Duration, rows []*figure) string {
 	b.WriteString("`gap` marks a measured weakness the suite reports without failing.\n\n")
 	fmt.Fprintf(&b, "- Date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "- Machine: %s\n", machine())
-	fmt.Fprintf(&b, "- Commit: %s\n", commit())
+	fmt.Fprintf(&b, "- Commit: %s\n", suiteCommit)
 	fmt.Fprintf(&b, "- Tier: %s (kills %d, stampede %d, soak %s, soak worlds %d); fuzz time per target %s; suite wall time %s\n",
 		tr.name, tr.kills, tr.stampede, tr.soak, tr.soakWorlds, orDash(os.Getenv("BINKY_RELIABILITY_FUZZTIME")), took.Round(time.Second))
 	b.WriteString("- Rerun everything: `make reliability` (variables: `FUZZTIME=10m`, `FUZZJOBS=8` (targets side by side), `BINKY_RELIABILITY_KILLS`, `BINKY_RELIABILITY_STAMPEDE`, `BINKY_RELIABILITY_SOAK=30m`)\n\n")
@@ -229,6 +229,10 @@ func machine() string {
 	return fmt.Sprintf("%s × %d%s, Linux %s, %s, load %s at the end", cpu, runtime.NumCPU(), mem,
 		strings.TrimSpace(string(kernel)), runtime.Version(), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 }
+
+// suiteCommit is the tree the binaries were built from: read when the test
+// binary starts, not when the report is written half an hour later.
+var suiteCommit = commit()
 
 func commit() string {
 	out, err := exec.Command("git", "-C", filepath.Join(".."), "describe", "--always", "--dirty").Output()

@@ -87,6 +87,11 @@ func parseAdminURL(raw string) (*url.URL, error) {
 	if u.Opaque != "" || !strings.HasPrefix(strings.ToLower(raw), u.Scheme+"://") {
 		return nil, invalid(raw, "admin_url must be postgres://[user[:password]@]host[:port]/[database]")
 	}
+	// pgx knows the scheme only in lower case: "Postgres://h" it reads as
+	// key=value settings, with another host (FuzzParseAdminURL).
+	if !strings.HasPrefix(raw, u.Scheme+"://") {
+		return nil, invalid(raw, "admin_url must start with postgres:// or postgresql:// in lower case")
+	}
 	if strings.Contains(raw, "#") {
 		return nil, invalid(raw, "admin_url has a '#' (the start of a URL fragment, which no server reads); percent-encode a '#' in the user or password as %%23")
 	}
@@ -98,6 +103,11 @@ func parseAdminURL(raw string) (*url.URL, error) {
 	}
 	if strings.Count(authority, "@") > 1 {
 		return nil, invalid(raw, "admin_url has more than one '@' before the host; percent-encode an '@' in the user or password as %%40")
+	}
+	// pgx looks for the credentials' '@' past the host too: "?a=@" it
+	// reads as a user named "?a=".
+	if strings.Count(raw[len(u.Scheme)+3:], "@") != strings.Count(authority, "@") {
+		return nil, invalid(raw, "admin_url has an '@' after the host; percent-encode it as %%40")
 	}
 	// Every query parameter is key=value: pgx reads "?@" on the admin URL
 	// but refuses it on the slice's (FuzzParseAdminURL).

@@ -117,6 +117,9 @@ func TestIdleDaemonTrims(t *testing.T) {
 				return n
 			}
 		}
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no RssFile in /proc/PID/status on this kernel: CI needs the figure")
+		}
 		t.Skip("no RssFile in /proc/PID/status on this kernel")
 		return 0
 	}

@@ -338,8 +338,16 @@ func copyHeader(dst, src http.Header) {
 
 // forwardedHeaders are replaced with the proxy's own, as
 // httputil.ProxyRequest.SetXForwarded does.
+var forwardedHeaders = [...]string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
+
+// isForwarded reports whether the canonical header k is one of them.
 func isForwarded(k string) bool {
-	return k == "Forwarded" || k == "X-Forwarded-For" || k == "X-Forwarded-Host" || k == "X-Forwarded-Proto"
+	for _, h := range forwardedHeaders {
+		if k == h {
+			return true
+		}
+	}
+	return false
 }
 
 // writeRequest writes r as an HTTP/1.1 request with the hop-by-hop headers

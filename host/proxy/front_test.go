@@ -281,7 +281,7 @@ func FuzzFrontResponse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := appendRespHead(nil, rh.raw, true)
+		out := appendRespHead(nil, rh, true)
 		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(out)), &http.Request{Method: "HEAD"})
 		if err != nil {
 			t.Fatalf("head %q rewritten as %q, which net/http cannot read: %v", rh.raw, out, err)

@@ -172,8 +172,7 @@ func median(ctx context.Context, n int, w *world, exe string, args ...string) (t
 			times = append(times, d)
 		}
 	}
-	slices.Sort(times)
-	return times[len(times)/2], nil
+	return med(times), nil
 }
 
 // world is the benchmark's BINKY_HOME and repository.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -169,6 +170,30 @@ func TestDeletedSocketComesBack(t *testing.T) {
 		if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("socket %s: %s is %v (%v); want a 0600 socket again", how, sock, fi, err)
 		}
+	}
+	// Several callers at once find the socket gone: each reaches the one
+	// daemon, and no second daemon is left running for this home.
+	if err := os.Remove(sock); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, 4)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = e.binky("status").code
+		}()
+	}
+	wg.Wait()
+	for i, code := range codes {
+		if code != 0 {
+			t.Errorf("concurrent status %d after the socket went: exit %d", i, code)
+		}
+	}
+	out, _ := exec.Command("pgrep", "-f", "--", "--home "+e.home+" daemon run").Output()
+	if n := len(strings.Fields(string(out))); n != 1 {
+		t.Errorf("%d daemons run for this home after the concurrent calls (pgrep: %q); want 1", n, out)
 	}
 	if !strings.Contains(e.daemonLog(), "listening on it again") {
 		t.Errorf("daemon.log does not say the socket was made again:\n%s", e.daemonLog())

@@ -64,6 +64,16 @@ type Target struct {
 	DataDir string `json:"data_dir,omitempty"`
 	// Config is the service's config table, passed verbatim.
 	Config map[string]any `json:"config,omitempty"`
+	// Owner is the stable id of the binky home asking (see Claim). An
+	// adapter that claims slices records it on the server when it makes
+	// or adopts a slice, and refuses with CodeConflict any call on a
+	// slice another owner claimed. Empty: a host that predates claims;
+	// nothing is recorded or checked.
+	Owner string `json:"owner,omitempty"`
+	// OwnerLabel says in words which home Owner is (its directory and
+	// user), for the claim's text and the refusal another home reads. It
+	// is never compared.
+	OwnerLabel string `json:"owner_label,omitempty"`
 }
 
 // DescribeRequest asks an adapter who it is.
@@ -82,6 +92,9 @@ type DescribeResponse struct {
 	RPC bool `json:"rpc"`
 	// Version is the adapter's own version, free-form.
 	Version string `json:"version,omitempty"`
+	// Claims says the adapter records each slice's owner on the server
+	// and refuses another owner's slice (see Target.Owner and Claim).
+	Claims bool `json:"claims,omitempty"`
 }
 
 // ProvisionRequest asks for a slice to exist.

@@ -28,6 +28,9 @@ type Options struct {
 	DataDir string
 	// Project is the project name sent in requests. Empty: "conformance".
 	Project string
+	// Owner is the home id sent in every request (Target.Owner). Empty:
+	// one made up for the run. The claim check uses a second, different one.
+	Owner string
 	// Timeout bounds each call. Zero: 60 s.
 	Timeout time.Duration
 	// Env is the adapter's environment. Nil: client.MinimalEnv(os.Environ()).
@@ -65,6 +68,11 @@ func Run(ctx context.Context, opts Options, report func(Result)) (failed int, er
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 60 * time.Second
+	}
+	if opts.Owner == "" {
+		id := make([]byte, 8)
+		_, _ = rand.Read(id)
+		opts.Owner = "conformance-" + hex.EncodeToString(id)
 	}
 	if opts.DataDir == "" {
 		dir, err := os.MkdirTemp("", "binky-conformance-")
@@ -157,6 +165,9 @@ func (r *runner) target(slice string) sdk.Target {
 		AdminURL: r.opts.AdminURL,
 		DataDir:  r.opts.DataDir,
 		Config:   r.opts.Config,
+		Owner:    r.opts.Owner,
+		// The label is what another home's refusal shows.
+		OwnerLabel: "the conformance run",
 	}
 }
 

@@ -22,6 +22,7 @@ const (
 	checkResolve   = "resolve"
 	checkClone     = "clone"
 	checkDestroy   = "destroy"
+	checkClaim     = "claim"
 	checkInvalid   = "invalid"
 	checkProtocol  = "protocol"
 	checkRPC       = "rpc"
@@ -40,6 +41,7 @@ func (r *runner) checks() []check {
 		{checkResolve, TierOneShot, r.checkResolve},
 		{checkClone, TierOneShot, r.checkClone},
 		{checkDestroy, TierOneShot, r.checkDestroy},
+		{checkClaim, TierOneShot, r.checkClaim},
 		{checkInvalid, TierOneShot, r.checkInvalid},
 		{checkProtocol, TierOneShot, r.checkProtocol},
 		{checkRPC, TierBoth, r.checkRPC},

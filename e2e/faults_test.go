@@ -107,7 +107,7 @@ func marked(e *env, prefix string) []int {
 			continue
 		}
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		if err == nil && strings.Contains("\x00"+string(env), "\x00BINKY_SERVICE="+prefix) {
+		if err == nil && strings.Contains("\x00"+string(env), "\x00BINKY_SERVICE="+homeIDOf(e.home)+"/"+prefix) {
 			pids = append(pids, pid)
 		}
 	}
@@ -644,9 +644,10 @@ port_range = PORTRANGE
 [services.worker]
 cmd = "exec sleep 100786"
 `)
+	e.must("status") // starts the daemon, which makes the home's id
 	stray := exec.Command("sleep", "100786")
 	stray.Dir = e.repo
-	stray.Env = append(os.Environ(), "BINKY_SERVICE=strays/t/worker")
+	stray.Env = append(os.Environ(), "BINKY_SERVICE="+homeIDOf(e.home)+"/strays/t/worker")
 	stray.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := stray.Start(); err != nil {
 		t.Fatal(err)

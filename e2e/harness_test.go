@@ -265,6 +265,12 @@ func (w worldJSON) service(t *testing.T, name string) serviceJSON {
 	return serviceJSON{}
 }
 
+// homeIDOf is the id of the home at dir (its daemon writes home.id at
+// start): the first part of every process marker of that home.
+func homeIDOf(dir string) string {
+	return strings.TrimSpace(read(filepath.Join(dir, "home.id")))
+}
+
 func read(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)

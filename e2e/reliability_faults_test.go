@@ -3,8 +3,6 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -150,7 +148,7 @@ func caseKillStorm(t *testing.T, tr tier, f *figure) {
 			if !strings.HasPrefix(w.Project, "storm") || (w.Branch != "a"+w.Project[5:] && w.Branch != "b"+w.Project[5:]) {
 				problem("kill %d: ghost world %s/%s (branch %q)", kills, w.Project, w.Worktree, w.Branch)
 			}
-			if n := countMarked(w.Project + "/" + w.Worktree + "/worker"); n > 1 {
+			if n := countMarked(homeIDOf(home.home) + "/" + w.Project + "/" + w.Worktree + "/worker"); n > 1 {
 				problem("kill %d: %d workers run for %s/%s", kills, n, w.Project, w.Worktree)
 			}
 		}
@@ -486,9 +484,7 @@ func cgroupProcs(home, project string) (int, bool) {
 	if mnt == "" {
 		return 0, false
 	}
-	abs, _ := filepath.Abs(home)
-	sum := sha256.Sum256([]byte(abs))
-	root := filepath.Join(mnt, "binky", "home-"+hex.EncodeToString(sum[:6]))
+	root := filepath.Join(mnt, "binky", "home-"+homeIDOf(home))
 	if _, err := os.Stat(root); err != nil {
 		return 0, false
 	}

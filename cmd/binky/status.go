@@ -114,6 +114,9 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 		return err
 	}
 	printPressure(out, res.Pressure) // reserve.go
+	if px := res.Proxy; px != nil && px.Note != "" {
+		fmt.Fprintf(out, "\nproxy on port %d, not the usual one: %s\n  URLs above carry port %d (dashboard %s)\n", px.Port, px.Note, px.Port, px.URL)
+	}
 	return nil
 }
 

@@ -291,6 +291,25 @@ type Check struct {
 type StatusResult struct {
 	Worlds   []World   `json:"worlds"`
 	Pressure *Pressure `json:"pressure,omitempty"`
+	// Home is this home's id and directory: what another home's refusal
+	// names (a slice claim, a port lease, the proxy port).
+	Home *Home `json:"home,omitempty"`
+	// Proxy is where this home's proxy listens; its URLs carry that port.
+	Proxy *ProxyInfo `json:"proxy,omitempty"`
+}
+
+// Home identifies a BINKY_HOME.
+type Home struct {
+	ID  string `json:"id"`
+	Dir string `json:"dir"`
+}
+
+// ProxyInfo says where a home's proxy listens, and why not on its usual
+// port when it does not (another home's proxy holds it).
+type ProxyInfo struct {
+	Port int    `json:"port"`
+	URL  string `json:"url"`
+	Note string `json:"note,omitempty"`
 }
 
 // EnvResult is the expose set: service name → coordinate.

@@ -269,14 +269,14 @@ func (d *Daemon) pauseWorld(ctx context.Context, rec *registry.Worktree, stop bo
 		if sv.Kind != registry.KindCmd {
 			continue
 		}
-		key := supKey(rec.Project, rec.Name, sv.Name)
+		key := d.supKey(rec.Project, rec.Name, sv.Name)
 		if stop {
 			errs = append(errs, d.sup.Suspend(key))
 		} else {
 			errs = append(errs, d.sup.Resume(key))
 		}
 	}
-	supervisor.PauseMarked(supervisor.WorldMarker(rec.Project, rec.Name), stop)
+	supervisor.PauseMarked(supervisor.WorldMarker(d.homeID, rec.Project, rec.Name), stop)
 	return errors.Join(errs...)
 }
 

@@ -2,8 +2,6 @@ package daemon
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,6 +51,7 @@ const DefaultTrimAfter = 20 * time.Second
 type Daemon struct {
 	opts      Options
 	home      string
+	homeID    string // registry.HomeID: in process markers, port leases and slice claims
 	log       hclog.Logger
 	redact    *redact.Redactor
 	events    *events.Log
@@ -130,6 +129,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	defer d.reg.Close()
+	if d.homeID, err = d.reg.HomeID(ctx); err != nil {
+		return err
+	}
+	if err := writeHomeID(d.home, d.homeID); err != nil {
+		return err
+	}
 	if d.events, err = events.Open(filepath.Join(d.home, "events.log"), d.redact); err != nil {
 		return err
 	}
@@ -347,9 +352,7 @@ func (d *Daemon) openCgroups() *supervisor.Cgroups {
 		d.log.Info("world processes tracked by process group and marker (BINKY_NO_CGROUPS is set)")
 		return nil
 	}
-	abs, _ := filepath.Abs(d.home)
-	sum := sha256.Sum256([]byte(abs))
-	cg, err := supervisor.OpenCgroups("home-" + hex.EncodeToString(sum[:6]))
+	cg, err := supervisor.OpenCgroups("home-" + d.homeID)
 	if err != nil {
 		d.log.Info("world processes tracked by process group and marker", "why", err)
 		return nil

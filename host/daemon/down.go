@@ -64,7 +64,7 @@ func (d *Daemon) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 			continue
 		}
 		s.progress("stop", sv.Name, "")
-		err := d.sup.Stop(ctx, supKey(rec.Project, rec.Name, sv.Name))
+		err := d.sup.Stop(ctx, d.supKey(rec.Project, rec.Name, sv.Name))
 		switch {
 		case err == nil:
 		case errors.Is(err, supervisor.ErrEscaped):
@@ -74,7 +74,7 @@ func (d *Daemon) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 			errs = append(errs, fmt.Errorf("stop %s: %w", sv.Name, err))
 		}
 	}
-	marker := supervisor.WorldMarker(rec.Project, rec.Name)
+	marker := supervisor.WorldMarker(d.homeID, rec.Project, rec.Name)
 	if pids := supervisor.MarkedProcesses(marker); len(pids) > 0 {
 		s.progress("stop", "", fmt.Sprintf("ending %d more process(es) of the world: pid %s", len(pids), joinInts(pids)))
 		if left := supervisor.EndMarked(marker, syscall.SIGTERM, 10*time.Second); len(left) > 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/binkyhq/binky/host/api"
@@ -14,10 +16,16 @@ import (
 )
 
 // findWorld resolves a worktree name or branch to one recorded world; with
-// no name, the world of the worktree the caller's directory is in. Project,
-// when given, keeps only that project's worlds. When several projects have
-// a world of that name, the project of the caller's directory wins;
-// otherwise the name is ambiguous and the error says so.
+// no name, the world of the worktree the caller's directory is in.
+//
+// A name resolves inside one project: the one ref.Project names, else the
+// one of the repository the caller stands in (and only that repository's
+// worlds: a second clone claiming the same project name is refused). Only
+// a caller outside any binky repository, naming no project, is matched
+// against every project: a name that exists in one works, one that exists
+// in several is refused with the project/worktree candidates. So no verb
+// ever reaches a world of another project than the caller's unless the
+// caller names that project.
 func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Worktree, error) {
 	if ref.Name == "" {
 		return d.worldHere(ctx, ref)
@@ -33,61 +41,75 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 			}
 		}
 	}
-	if ref.Project != "" {
-		var in []*registry.Worktree
-		var others []string
-		for _, w := range found {
-			if w.Project == ref.Project {
-				in = append(in, w)
-			} else {
-				others = append(others, w.Project)
-			}
+	project, root := ref.Project, ""
+	if project == "" {
+		all, err := d.reg.Worktrees(ctx)
+		if err != nil {
+			return nil, err
 		}
-		if len(in) == 0 {
-			hint := "binky status lists every world"
-			if len(others) > 0 {
-				hint = "projects with a world of that name: " + strings.Join(others, ", ")
-			}
-			return nil, errorf(api.CodeNotFound, "project %q has no world named %q (%s)", ref.Project, ref.Name, hint)
-		}
-		found = in
+		root, project = callerRepo(ctx, ref.Dir, all)
 	}
-	// A world belongs to one repository: standing in a repository of
-	// project P, a world of P recorded for another repository (a second
-	// clone with the same [project] name) is not the caller's.
-	if root, p := callerRepo(ctx, ref.Dir, found); p != "" {
-		var mine []*registry.Worktree
-		var other *registry.Worktree
-		for _, w := range found {
-			if w.Project == p && w.Repo != "" && !samePath(w.Repo, root) {
-				other = w
-				continue
-			}
-			mine = append(mine, w)
-		}
-		if len(mine) == 0 && other != nil {
-			return nil, errorf(api.CodeConflict, "world %s of project %q belongs to the repository at %s, not to %s, which claims the same project name; run the command in %s, or give this repository its own [project] name", other.Name, p, other.Repo, root, other.Repo)
-		}
-		found = mine
-		if len(found) > 1 {
-			for _, w := range found {
-				if w.Project == p {
-					return w, nil
-				}
-			}
+	if project == "" {
+		return pickAnywhere(ref.Name, found)
+	}
+	var in []*registry.Worktree
+	var others []string
+	var otherRepo *registry.Worktree
+	for _, w := range found {
+		switch {
+		case w.Project != project:
+			others = append(others, w.Project+"/"+w.Name)
+		case root != "" && w.Repo != "" && !samePath(w.Repo, root):
+			// A world belongs to one repository: standing in a repository
+			// of project P, a world of P recorded for another repository
+			// (a second clone with the same [project] name) is not the
+			// caller's.
+			otherRepo = w
+		default:
+			in = append(in, w)
 		}
 	}
+	switch {
+	case len(in) == 1:
+		return in[0], nil
+	case len(in) > 1:
+		// Two names of one project fold alike only through a branch and a
+		// worktree name; the exact worktree name wins.
+		for _, w := range in {
+			if w.Name == ref.Name {
+				return w, nil
+			}
+		}
+		return in[0], nil
+	case otherRepo != nil:
+		return nil, errorf(api.CodeConflict, "world %s of project %q belongs to the repository at %s, not to %s, which claims the same project name; run the command in %s, or give this repository its own [project] name", otherRepo.Name, project, otherRepo.Repo, root, otherRepo.Repo)
+	}
+	where := "project " + strconv.Quote(project)
+	if ref.Project == "" {
+		where += " (the repository you are in)"
+	}
+	hint := "binky status lists every world; binky up " + ref.Name + " creates it"
+	if len(others) > 0 {
+		hint = "other projects have " + strings.Join(others, ", ") + "; pass --project to act on one of them"
+	}
+	return nil, errorf(api.CodeNotFound, "%s has no world named %q (%s)", where, ref.Name, hint)
+}
+
+// pickAnywhere is findWorld for a caller outside any binky repository
+// who names no project: found must hold exactly one world.
+func pickAnywhere(name string, found []*registry.Worktree) (*registry.Worktree, error) {
 	switch len(found) {
 	case 0:
-		return nil, errorf(api.CodeNotFound, "no world named %q (binky status lists them; binky up %s creates it)", ref.Name, ref.Name)
+		return nil, errorf(api.CodeNotFound, "no world named %q (binky status lists them; binky up %s in a repository creates it)", name, name)
 	case 1:
 		return found[0], nil
 	}
-	var projects []string
+	var cands []string
 	for _, w := range found {
-		projects = append(projects, w.Project)
+		cands = append(cands, w.Project+"/"+w.Name)
 	}
-	return nil, errorf(api.CodeInvalid, "%q names a world in several projects (%s): run the command inside the project's repository", ref.Name, strings.Join(projects, ", "))
+	sort.Strings(cands)
+	return nil, errorf(api.CodeInvalid, "%q names worlds in several projects (%s): run the command inside the project's repository, or pass --project", name, strings.Join(cands, ", "))
 }
 
 // worldHere is the world of the worktree dir is in, as `binky up` with no

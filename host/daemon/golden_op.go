@@ -163,7 +163,7 @@ func (d *Daemon) templateTarget(ctx context.Context, a *api.GoldenArgs, r *golde
 		}
 		return t, svc, true
 	}
-	return sdk.Target{Slice: r.Slice, Project: r.Project, DataDir: d.goldenDataDir(r.Adapter)}, nil, false
+	return sdk.Target{Slice: r.Slice, Project: r.Project, DataDir: d.goldenDataDir(r.Adapter), Owner: d.homeID, OwnerLabel: d.ownerLabel()}, nil, false
 }
 
 // templateService is the adapter service of cfg that r was built for.

@@ -58,8 +58,11 @@ func (d *Daemon) reconcile(ctx context.Context) {
 				d.log.Warn("reconcile: unreadable spec", "service", sv.Name, "error", err)
 				continue
 			}
+			// A spec recorded before home ids carries none; the marker of
+			// what it starts again is this home's.
+			spec.Key = d.supKey(rec.Project, rec.Name, sv.Name)
 			adopt = append(adopt, supervisor.Record{
-				Key: supKey(rec.Project, rec.Name, sv.Name), Spec: spec,
+				Key: d.supKey(rec.Project, rec.Name, sv.Name), Spec: spec,
 				Pid: sv.PID, Pgid: sv.PGID, StartTime: sv.StartTime,
 				NoRestart: rec.State != stateUp,
 			})

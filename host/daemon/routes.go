@@ -32,6 +32,7 @@ func (d *Daemon) startProxy(ctx context.Context) {
 		Certs:     cm,
 		Dashboard: d.dashboardHandler(),
 		Waker:     waker{d},
+		Holder:    addrHolder,
 	})
 	if err := p.Start(ctx); err != nil {
 		d.log.Warn("proxy not started; services stay reachable on their ports", "error", err)
@@ -111,7 +112,7 @@ func (d *Daemon) refreshRoutes(ctx context.Context) {
 			}
 			port := sv.Ports[c.PortNames()[0]]
 			state := proxy.StateDown
-			if st, ok := d.sup.State(supKey(rec.Project, rec.Name, sv.Name)); ok {
+			if st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, sv.Name)); ok {
 				state = routeState(string(st.State))
 			}
 			if rec.State == stateSuspended {

@@ -18,8 +18,8 @@ import (
 	"github.com/binkyhq/binky/host/tokens"
 )
 
-func supKey(project, worktree, service string) supervisor.Key {
-	return supervisor.Key{Project: project, Worktree: worktree, Service: service}
+func (d *Daemon) supKey(project, worktree, service string) supervisor.Key {
+	return supervisor.Key{Home: d.homeID, Project: project, Worktree: worktree, Service: service}
 }
 
 // startService starts one cmd service and waits until it is healthy.
@@ -69,7 +69,7 @@ func (d *Daemon) serviceSpec(w *world, rec *registry.Worktree, svc *config.Servi
 	}
 	run := w.renderCmd(svc.Cmd, svc.Name, coords)
 	spec := supervisor.Spec{
-		Key:         supKey(rec.Project, rec.Name, svc.Name),
+		Key:         d.supKey(rec.Project, rec.Name, svc.Name),
 		Command:     run.Command,
 		Dir:         dir,
 		Env:         withVars(env, run.Env),

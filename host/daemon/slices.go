@@ -61,11 +61,13 @@ func (d *Daemon) target(w *world, svc *config.Service, sliceName string, coords 
 		}
 	}
 	return sdk.Target{
-		Slice:    sliceName,
-		Project:  w.project,
-		AdminURL: w.render(svc.AdminURL, svc.Name, coords),
-		DataDir:  filepath.Join(d.home, "data", svc.Adapter),
-		Config:   cfgVals,
+		Slice:      sliceName,
+		Project:    w.project,
+		AdminURL:   w.render(svc.AdminURL, svc.Name, coords),
+		DataDir:    filepath.Join(d.home, "data", svc.Adapter),
+		Config:     cfgVals,
+		Owner:      d.homeID,
+		OwnerLabel: d.ownerLabel(),
 	}
 }
 
@@ -260,12 +262,12 @@ func (d *Daemon) runHook(ctx context.Context, w *world, rec *registry.Worktree, 
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout(svc))
 	defer cancel()
 	// A run of this step left by a killed daemon would race this one.
-	if left := supervisor.EndMarked(supervisor.HookMarker(rec.Project, rec.Name, svc.Name, step), syscall.SIGTERM, 5*time.Second); len(left) > 0 {
+	if left := supervisor.EndMarked(supervisor.HookMarker(d.homeID, rec.Project, rec.Name, svc.Name, step), syscall.SIGTERM, 5*time.Second); len(left) > 0 {
 		return errorf(api.CodeFailed, "an earlier %s of %s (pid %s) is still running and would not stop", step, svc.Name, joinInts(left))
 	}
 	cmd := shellCommand(ctx, command)
 	cmd.Dir = rec.Path
-	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(rec.Project, rec.Name, svc.Name, step))
+	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, svc.Name, step))
 	groupHook(cmd)
 	out := d.redact.Writer(logf)
 	cmd.Stdout = &teeTail{w: out, tail: &tail}

@@ -46,6 +46,13 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 		res.Worlds = append(res.Worlds, *w)
 	}
 	d.admissionStatus(&res, a.Name == "")
+	res.Home = &api.Home{ID: d.homeID, Dir: d.home}
+	if abs, err := filepath.Abs(d.home); err == nil {
+		res.Home.Dir = abs
+	}
+	if d.proxy != nil {
+		res.Proxy = &api.ProxyInfo{Port: d.proxy.Port(), URL: d.proxy.URL(d.proxy.DashboardHost()), Note: d.proxy.Note()}
+	}
 	sort.SliceStable(res.Worlds, func(i, j int) bool {
 		if res.Worlds[i].Project != res.Worlds[j].Project {
 			return res.Worlds[i].Project < res.Worlds[j].Project
@@ -99,7 +106,7 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 			}
 		}
 		if sv.Kind == registry.KindCmd {
-			if st, ok := d.sup.State(supKey(rec.Project, rec.Name, sv.Name)); ok {
+			if st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, sv.Name)); ok {
 				out.State = string(st.State)
 				out.Pid = st.Pid
 				out.Restarts = st.Restarts

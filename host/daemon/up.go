@@ -356,7 +356,7 @@ func (d *Daemon) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 		if cfg.Services[name].IsAdapter() {
 			continue
 		}
-		st, ok := d.sup.State(supKey(rec.Project, rec.Name, name))
+		st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, name))
 		if !ok || (st.State != "running" && st.State != "starting") {
 			return false
 		}
@@ -390,7 +390,7 @@ func (d *Daemon) proveBlock(ctx context.Context, s *stream, cfg *config.Config, 
 	if len(held) == 0 {
 		return lo, hi, nil
 	}
-	own := supervisor.MarkedProcesses(supervisor.WorldMarker(rec.Project, rec.Name))
+	own := supervisor.MarkedProcesses(supervisor.WorldMarker(d.homeID, rec.Project, rec.Name))
 	var foreign []int
 	for _, p := range held {
 		if pid := ports.OwnerPid(p); pid != 0 && slices.Contains(own, pid) {

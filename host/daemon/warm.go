@@ -137,7 +137,7 @@ func (d *Daemon) runSetup(ctx context.Context, w *world, rec *registry.Worktree)
 	base["BINKY_PROJECT"] = rec.Project
 	base["BINKY_WORKTREE"] = rec.Name
 	base["BINKY_WORKTREE_PATH"] = rec.Path
-	env := append(environ(base), supervisor.MarkerEnv+"="+supervisor.HookMarker(rec.Project, rec.Name, setupService, setupService))
+	env := append(environ(base), supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, setupService, setupService))
 	coords := w.coords()
 	limit := wc.SetupTimeout()
 	for i, command := range wc.Setup {

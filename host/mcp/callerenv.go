@@ -11,7 +11,10 @@ func (s *Server) callerEnv() map[string]string {
 	return api.EnvMap(s.cfg.Environ())
 }
 
-// ref names the world a tool acts on, with the caller's environment.
-func (s *Server) ref(worktree, repo string) api.WorldRef {
-	return api.WorldRef{Name: worktree, Dir: s.dir(repo), Env: s.callerEnv()}
+// ref names the world a tool acts on, with the caller's environment. A
+// worktree name resolves inside project when given, else inside the
+// project of the repository the server stands in (repo, or its own
+// directory), as on the command line.
+func (s *Server) ref(worktree, repo, project string) api.WorldRef {
+	return api.WorldRef{Name: worktree, Dir: s.dir(repo), Project: project, Env: s.callerEnv()}
 }

@@ -21,7 +21,7 @@ func TestCallerEnvForwarded(t *testing.T) {
 	if v, ok := got["EMPTY"]; !ok || v != "" {
 		t.Errorf("callerEnv lost an empty variable: %v", got)
 	}
-	if r := s.ref("feat/a", ""); r.Env["GREETING"] != "hi" || r.Name != "feat/a" {
+	if r := s.ref("feat/a", "", ""); r.Env["GREETING"] != "hi" || r.Name != "feat/a" {
 		t.Errorf("ref = %+v; want the name and the environment", r)
 	}
 }

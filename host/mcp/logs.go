@@ -39,7 +39,7 @@ type ServiceLog struct {
 }
 
 func (s *Server) logs(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	a, err := bind(req, "worktree", "service", "lines", "grep", "repo")
+	a, err := bind(req, "worktree", "service", "lines", "grep", "repo", "project")
 	if err != nil {
 		return invalid(ToolLogs, err), nil
 	}
@@ -58,7 +58,7 @@ func (s *Server) logs(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 		q.Grep = re
 	}
 	var st api.StatusResult
-	in := api.StatusArgs{WorldRef: s.ref(a.Worktree, a.Repo), Here: a.Worktree == ""}
+	in := api.StatusArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project), Here: a.Worktree == ""}
 	if err := s.call(ctx, api.OpStatus, in, api.Handlers{}, &st); err != nil {
 		return errorResult(ToolLogs, err), nil
 	}
@@ -121,7 +121,7 @@ func logsSummary(r LogsResult, grep string) string {
 }
 
 func (s *Server) reset(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	a, err := bind(req, "worktree", "service", "repo")
+	a, err := bind(req, "worktree", "service", "repo", "project")
 	if err != nil {
 		return invalid(ToolReset, err), nil
 	}
@@ -130,7 +130,7 @@ func (s *Server) reset(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 	}
 	p := newProgress(s.notify, req, s.log)
 	var w api.World
-	in := api.ResetArgs{WorldRef: s.ref(a.Worktree, a.Repo), Service: a.Service}
+	in := api.ResetArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project), Service: a.Service}
 	if err := s.call(ctx, api.OpReset, in, api.Handlers{Progress: p.step}, &w); err != nil {
 		return errorResult(ToolReset, err), nil
 	}

@@ -148,6 +148,7 @@ type args struct {
 	Branch   string `json:"branch"`
 	Worktree string `json:"worktree"`
 	Repo     string `json:"repo"`
+	Project  string `json:"project"`
 	Service  string `json:"service"`
 	Grep     string `json:"grep"`
 	Lines    int    `json:"lines"`
@@ -269,7 +270,7 @@ func (s *Server) up(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Call
 }
 
 func (s *Server) down(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	a, err := bind(req, "worktree", "repo")
+	a, err := bind(req, "worktree", "repo", "project")
 	if err != nil {
 		return invalid(ToolDown, err), nil
 	}
@@ -278,7 +279,7 @@ func (s *Server) down(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 	}
 	p := newProgress(s.notify, req, s.log)
 	var w api.World
-	in := api.DownArgs{WorldRef: s.ref(a.Worktree, a.Repo)}
+	in := api.DownArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project)}
 	if err := s.call(ctx, api.OpDown, in, api.Handlers{Progress: p.step}, &w); err != nil {
 		return errorResult(ToolDown, err), nil
 	}
@@ -289,12 +290,12 @@ func (s *Server) down(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 }
 
 func (s *Server) status(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	a, err := bind(req, "worktree", "repo")
+	a, err := bind(req, "worktree", "repo", "project")
 	if err != nil {
 		return invalid(ToolStatus, err), nil
 	}
 	var res api.StatusResult
-	in := api.StatusArgs{WorldRef: s.ref(a.Worktree, a.Repo)}
+	in := api.StatusArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project)}
 	if err := s.call(ctx, api.OpStatus, in, api.Handlers{}, &res); err != nil {
 		return errorResult(ToolStatus, err), nil
 	}
@@ -305,7 +306,7 @@ func (s *Server) status(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 }
 
 func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	a, err := bind(req, "worktree", "repo")
+	a, err := bind(req, "worktree", "repo", "project")
 	if err != nil {
 		return invalid(ToolEnv, err), nil
 	}
@@ -313,7 +314,7 @@ func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Cal
 		return r, nil
 	}
 	var res api.EnvResult
-	in := api.EnvArgs{WorldRef: s.ref(a.Worktree, a.Repo)}
+	in := api.EnvArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project)}
 	if err := s.call(ctx, api.OpEnv, in, api.Handlers{}, &res); err != nil {
 		return errorResult(ToolEnv, err), nil
 	}
@@ -325,7 +326,7 @@ func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Cal
 }
 
 func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	a, err := bind(req, "worktree", "repo")
+	a, err := bind(req, "worktree", "repo", "project")
 	if err != nil {
 		return invalid(ToolVerify, err), nil
 	}
@@ -342,7 +343,7 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 		},
 	}
 	var v api.Verify
-	in := api.VerifyArgs{WorldRef: s.ref(a.Worktree, a.Repo)}
+	in := api.VerifyArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project)}
 	err = s.call(ctx, api.OpVerify, in, h, &v)
 	failure := ""
 	if err != nil {

@@ -198,12 +198,12 @@ func TestToolsList(t *testing.T) {
 		required string
 	}{
 		"up":     {"branch,repo", ""},
-		"down":   {"repo,worktree", "worktree"},
-		"status": {"repo,worktree", ""},
-		"env":    {"repo,worktree", "worktree"},
-		"verify": {"repo,worktree", "worktree"},
-		"logs":   {"grep,lines,repo,service,worktree", ""},
-		"reset":  {"repo,service,worktree", "worktree"},
+		"down":   {"project,repo,worktree", "worktree"},
+		"status": {"project,repo,worktree", ""},
+		"env":    {"project,repo,worktree", "worktree"},
+		"verify": {"project,repo,worktree", "worktree"},
+		"logs":   {"grep,lines,project,repo,service,worktree", ""},
+		"reset":  {"project,repo,service,worktree", "worktree"},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("got %d tools; want %d", len(res.Tools), len(want))

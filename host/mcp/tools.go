@@ -17,6 +17,9 @@ const (
 	ToolReset  = "reset"
 )
 
+const projectHelp = "The project the worktree belongs to. Default: the project of the repository the server acts in (repo). " +
+	"A worktree name never reaches another project's world unless this names it; outside any repository, a name that exists in several projects is refused with the candidates."
+
 const repoHelp = "A directory inside the repository (or one of its worktrees) to act in. " +
 	"Default: the directory the MCP server was started in. Give it when the server was not started inside the repository."
 
@@ -48,6 +51,7 @@ func tools() []mcpgo.Tool {
 				"Returns the world as it is after stopping."),
 			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "Stop a world", ReadOnlyHint: boolp(false), DestructiveHint: boolp(false),
@@ -59,6 +63,7 @@ func tools() []mcpgo.Tool {
 				"(state, pid, port, URL) and the last verify run (passed or failed, at which commit, stale when HEAD moved since)."),
 			mcpgo.WithString("worktree", mcpgo.Description("Only this world: a worktree name or branch. Default: every world.")),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "Worlds and their last verify", ReadOnlyHint: boolp(true), DestructiveHint: boolp(false),
@@ -72,6 +77,7 @@ func tools() []mcpgo.Tool {
 				"A world that is not up still answers, with state saying so."),
 			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "A world's exposed coordinates", ReadOnlyHint: boolp(true), DestructiveHint: boolp(false),
@@ -85,6 +91,7 @@ func tools() []mcpgo.Tool {
 				"Sends progress notifications while the checks run."),
 			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "Run a world's checks", ReadOnlyHint: boolp(false), DestructiveHint: boolp(false),
@@ -100,6 +107,7 @@ func tools() []mcpgo.Tool {
 			mcpgo.WithNumber("lines", mcpgo.Description(fmt.Sprintf("How many of the last lines to return per service (default %d, at most %d).", defaultLogLines, maxLogLines))),
 			mcpgo.WithString("grep", mcpgo.Description("Only lines matching this RE2 regular expression (e.g. \"ERROR|panic\").")),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "A world's service logs", ReadOnlyHint: boolp(true), DestructiveHint: boolp(false),
@@ -112,6 +120,7 @@ func tools() []mcpgo.Tool {
 			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("service", mcpgo.Description("Only this adapter service. Default: all of them.")),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "Reset a world's slices", ReadOnlyHint: boolp(false), DestructiveHint: boolp(true),

@@ -12,21 +12,43 @@ import (
 // fallbackNone disables the fallback address.
 const fallbackNone = "none"
 
-// listen binds primary, else fallback. The error names both addresses and
-// what to do.
-func listen(primary, fallback string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", primary)
+// listen binds primary, else fallback, else — when the fallback is a
+// loopback address another binky home's proxy may hold — any free port of
+// that host, so a second home on the machine still gets a proxy whose URLs
+// work. The error names the addresses and what to do; note says why the
+// listener is not on primary ("" when it is), naming each address's holder
+// through holder (nil: not named).
+func listen(primary, fallback string, holder func(addr string) string) (ln net.Listener, note string, err error) {
+	held := func(addr string, err error) string {
+		if holder != nil {
+			if h := holder(addr); h != "" {
+				return addr + " is held by " + h
+			}
+		}
+		return addr + ": " + err.Error()
+	}
+	ln, err = net.Listen("tcp", primary)
 	if err == nil {
-		return ln, nil
+		return ln, "", nil
 	}
 	if fallback == "" || fallback == fallbackNone || fallback == primary {
-		return nil, fmt.Errorf("listen on %s: %w (free that port or configure another proxy address)", primary, err)
+		return nil, "", fmt.Errorf("listen on %s: %w (free that port or configure another proxy address)", primary, err)
 	}
+	why := held(primary, err)
 	ln, ferr := net.Listen("tcp", fallback)
-	if ferr != nil {
-		return nil, fmt.Errorf("listen on %s (%v) or fallback %s: %w (free one of those ports or configure another proxy address)", primary, err, fallback, ferr)
+	if ferr == nil {
+		return ln, why, nil
 	}
-	return ln, nil
+	why += "; " + held(fallback, ferr)
+	host, _, serr := net.SplitHostPort(fallback)
+	if ip := net.ParseIP(host); serr != nil || ip == nil || !ip.IsLoopback() {
+		return nil, "", fmt.Errorf("listen on %s (%v) or fallback %s: %w (free one of those ports or configure another proxy address)", primary, err, fallback, ferr)
+	}
+	ln, aerr := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if aerr != nil {
+		return nil, "", fmt.Errorf("listen on %s, fallback %s or any port of %s: %w (free one of those ports or configure another proxy address)", primary, fallback, host, aerr)
+	}
+	return ln, why, nil
 }
 
 func listenerPort(ln net.Listener) int {
@@ -57,7 +79,10 @@ func loopbackV6(ln net.Listener) []net.Listener {
 // from the manager. Any failure is logged once and leaves http alone.
 // Callers hold p.mu.
 func (p *Proxy) startTLS(base context.Context) {
-	ln, err := listen(p.opts.TLSAddr, p.opts.TLSFallbackAddr)
+	ln, note, err := listen(p.opts.TLSAddr, p.opts.TLSFallbackAddr, p.opts.Holder)
+	if note != "" {
+		p.log.Warn("https proxy not on its usual address; https URLs carry its port", "addr", ln.Addr().String(), "why", note)
+	}
 	if err != nil {
 		p.log.Warn("https disabled: http keeps working", "error", err)
 		return

@@ -49,6 +49,10 @@ type Options struct {
 	// request waits, DefaultWakeTimeout when 0.
 	Waker       Waker
 	WakeTimeout time.Duration
+	// Holder names who holds a listen address the proxy could not bind
+	// ("binky home 3f2a… (/home/ann/.binky), pid 812"), for the log and
+	// Note; nil or "" leaves the bind error as the reason.
+	Holder func(addr string) string
 }
 
 // Proxy routes requests by Host to local backends.
@@ -75,6 +79,7 @@ type Proxy struct {
 	fronts   frontConns     // connections the front is serving
 	wg       sync.WaitGroup
 	port     atomic.Int32
+	note     string // why the http listener is not on Addr; set once by Start
 	tlsPort  atomic.Int32
 	tlsReady atomic.Bool
 	wakes    wakes
@@ -220,12 +225,13 @@ func (p *Proxy) Start(ctx context.Context) error {
 	if p.started || p.closed {
 		return errors.New("start proxy: already started or closed")
 	}
-	ln, err := listen(p.opts.Addr, p.opts.FallbackAddr)
+	ln, note, err := listen(p.opts.Addr, p.opts.FallbackAddr, p.opts.Holder)
 	if err != nil {
 		return err
 	}
-	if ln.Addr().String() != p.opts.Addr {
-		p.log.Info("proxy listening on fallback address; URLs carry its port", "addr", ln.Addr().String(), "wanted", p.opts.Addr)
+	if note != "" {
+		p.note = note + "; listening on " + ln.Addr().String()
+		p.log.Warn("proxy not on its usual address; URLs carry its port", "addr", ln.Addr().String(), "why", note)
 	}
 	p.started = true
 	p.port.Store(int32(listenerPort(ln)))
@@ -248,6 +254,18 @@ func (p *Proxy) Start(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// DashboardHost is the name the dashboard answers on.
+func (p *Proxy) DashboardHost() string { return p.dashHost }
+
+// Note says why the proxy does not listen on its configured address (held
+// by another binky home's proxy, or by another program), and where it
+// listens instead; "" when it is where it was asked to be.
+func (p *Proxy) Note() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.note
 }
 
 // newServer is the http.Server for one listener. There is no write timeout:

@@ -372,3 +372,51 @@ func TestCloseEndsWebSockets(t *testing.T) {
 		t.Fatal("read after proxy Close: got a frame; want the connection closed")
 	}
 }
+
+// A second home's proxy finds the usual port and the fallback held (by the
+// first home's proxy): it listens on another loopback port, names the
+// holders, and its URLs carry the port that works.
+func TestBothPortsHeldListensElsewhereAndSaysWhy(t *testing.T) {
+	t.Parallel()
+	var held []net.Listener
+	for range 2 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		held = append(held, l)
+	}
+	holder := func(addr string) string {
+		if addr == held[0].Addr().String() {
+			return "the proxy of binky home aaaa (/home/a/.binky), pid 1"
+		}
+		return ""
+	}
+	p := New(Options{Logger: testLogger(t), Addr: held[0].Addr().String(), FallbackAddr: held[1].Addr().String(), Holder: holder})
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatalf("start with both ports held: %v", err)
+	}
+	defer p.Close()
+	if p.Port() == 0 || p.Port() == listenerPort(held[0]) || p.Port() == listenerPort(held[1]) {
+		t.Fatalf("port %d; want one neither held port", p.Port())
+	}
+	note := p.Note()
+	for _, want := range []string{"binky home aaaa (/home/a/.binky), pid 1", held[1].Addr().String(), "listening on 127.0.0.1:" + itoa(p.Port())} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q does not say %q", note, want)
+		}
+	}
+	if got, want := p.URL("web.a.b.localhost"), "http://web.a.b.localhost:"+itoa(p.Port()); got != want {
+		t.Errorf("URL %q; want %q", got, want)
+	}
+	// A proxy on its own address has nothing to explain.
+	q := New(Options{Logger: testLogger(t), Addr: "127.0.0.1:0", FallbackAddr: fallbackNone})
+	if err := q.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if q.Note() != "" {
+		t.Errorf("note %q on the asked address; want none", q.Note())
+	}
+}

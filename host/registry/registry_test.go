@@ -170,3 +170,38 @@ func TestCanceledContext(t *testing.T) {
 func fixed(lo, hi int) ChooseFunc {
 	return func(*PortBlock, []*PortBlock) (int, int, error) { return lo, hi, nil }
 }
+
+func TestHomeIDIsStable(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "binky.db")
+	r, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := r.HomeID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(id) != 16 {
+		t.Fatalf("home id %q: want 16 hex digits", id)
+	}
+	r.Close()
+	r, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	again, err := r.HomeID(ctx)
+	if err != nil || again != id {
+		t.Fatalf("home id after reopening = %q, %v; want %q", again, err, id)
+	}
+	other, err := Open(ctx, filepath.Join(t.TempDir(), "binky.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if oid, _ := other.HomeID(ctx); oid == id {
+		t.Fatalf("two homes got the same id %q", id)
+	}
+}

@@ -8,7 +8,7 @@ const AppID int32 = 0x424b5944
 
 // SchemaVersion is the schema version this binary writes: the number of
 // migrations. A test keeps it equal to len(migrations()).
-const SchemaVersion int32 = 4
+const SchemaVersion int32 = 5
 
 // migrations are applied in order; user_version counts those applied. Only
 // ever append (and raise SchemaVersion).
@@ -114,6 +114,18 @@ CREATE TABLE settings (
 	value      TEXT NOT NULL,
 	updated_at INTEGER NOT NULL
 );
+`,
+		// 5: the home's identity, made once when the registry is created
+		// (or first migrated): it marks this home's processes, port leases
+		// and slice claims, so no other home on the machine touches them.
+		`
+CREATE TABLE home (
+	one        INTEGER PRIMARY KEY CHECK (one = 1),
+	id         TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+);
+INSERT INTO home (one, id, created_at)
+	VALUES (1, lower(hex(randomblob(8))), CAST(strftime('%s', 'now') AS INTEGER) * 1000000000);
 `,
 	}
 }

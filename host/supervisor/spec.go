@@ -11,21 +11,31 @@ import (
 	"github.com/binkyhq/binky/host/health"
 )
 
-// MarkerEnv is set in every service's environment to "<project>/<worktree>/<service>",
-// which is how Stop finds a descendant that escaped the process group.
+// MarkerEnv is set in every service's environment to
+// "<home id>/<project>/<worktree>/<service>" (Key.Marker), which is how Stop
+// finds a descendant that escaped the process group. The home id keeps two
+// homes that run a project of the same name from ever matching each
+// other's processes.
 const MarkerEnv = "BINKY_SERVICE"
 
 // DefaultStopTimeout is how long Stop waits after the stop signal before it
 // kills the group.
 const DefaultStopTimeout = 10 * time.Second
 
-// Key names one service of one world.
+// Key names one service of one world of one home.
 type Key struct {
+	// Home is the id of the BINKY_HOME the world belongs to
+	// (registry.HomeID); it is part of the process marker.
+	Home                       string
 	Project, Worktree, Service string
 }
 
 // String renders the key as project/worktree/service.
 func (k Key) String() string { return k.Project + "/" + k.Worktree + "/" + k.Service }
+
+// Marker is the value of MarkerEnv in the key's processes:
+// WorldMarker(home, project, worktree) + service.
+func (k Key) Marker() string { return WorldMarker(k.Home, k.Project, k.Worktree) + k.Service }
 
 // Restart is a service's restart policy.
 type Restart string
@@ -126,5 +136,5 @@ func (s Spec) env() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, prefix+s.Key.String())
+	return append(env, prefix+s.Key.Marker())
 }

@@ -89,7 +89,7 @@ func (s *Supervisor) stopRun(u *unit, spec Spec, r *run) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if esc := markedProcesses(spec.Key.String()); len(esc) > 0 {
+	if esc := markedProcesses(spec.Key.Marker()); len(esc) > 0 {
 		errs = append(errs, fmt.Errorf("%w: pid %s still running in a session of its own; end it with kill", ErrEscaped, joinPids(esc)))
 	}
 	var stopErr error
@@ -122,7 +122,7 @@ func (s *Supervisor) reapLeftovers(spec Spec, pgid int) {
 	if pgid <= 1 {
 		return
 	}
-	marked := markedProcesses(spec.Key.String())
+	marked := markedProcesses(spec.Key.Marker())
 	var pids []int
 	for _, p := range groupMembers(pgid) {
 		if slices.Contains(marked, p) {

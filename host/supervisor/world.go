@@ -5,14 +5,23 @@ import (
 	"time"
 )
 
-// WorldMarker is the marker prefix every process of one world carries:
-// its services' markers are WorldMarker+service, and a migrate or seed of a
-// service is marked WorldMarker+service+"#migrate" (see HookMarker).
-func WorldMarker(project, worktree string) string { return project + "/" + worktree + "/" }
+// WorldMarker is the marker prefix every process of one world of one home
+// carries: "<home id>/<project>/<worktree>/". Its services' markers are
+// WorldMarker+service, and a migrate or seed of a service is marked
+// WorldMarker+service+"#migrate" (see HookMarker). A process marked by
+// another home, or by a binky older than home ids (no home part), never
+// matches. With no home id (tests of this package) it is the old
+// "<project>/<worktree>/".
+func WorldMarker(home, project, worktree string) string {
+	if home == "" {
+		return project + "/" + worktree + "/"
+	}
+	return home + "/" + project + "/" + worktree + "/"
+}
 
 // HookMarker is the marker value of a migrate or seed run of a service.
-func HookMarker(project, worktree, service, step string) string {
-	return WorldMarker(project, worktree) + service + "#" + step
+func HookMarker(home, project, worktree, service, step string) string {
+	return WorldMarker(home, project, worktree) + service + "#" + step
 }
 
 // MarkedProcesses lists the live processes whose marker starts with prefix
@@ -62,7 +71,7 @@ func waitMarkedGone(prefix string, d time.Duration) []int {
 // before it could record it. Starting beside them would run the service
 // twice.
 func (s *Supervisor) endStrays(u *unit, spec Spec) {
-	pids := markedProcesses(spec.Key.String())
+	pids := markedProcesses(spec.Key.Marker())
 	if len(pids) == 0 {
 		return
 	}
@@ -72,10 +81,10 @@ func (s *Supervisor) endStrays(u *unit, spec Spec) {
 		_ = signalPid(p, sig)
 	}
 	deadline := time.Now().Add(spec.StopTimeout)
-	for time.Now().Before(deadline) && len(markedProcesses(spec.Key.String())) > 0 {
+	for time.Now().Before(deadline) && len(markedProcesses(spec.Key.Marker())) > 0 {
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, p := range markedProcesses(spec.Key.String()) {
+	for _, p := range markedProcesses(spec.Key.Marker()) {
 		_ = signalPid(p, killSignal)
 	}
 }

@@ -1,0 +1,58 @@
+package daemon
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// HomeIDFile is where a home's id is mirrored in plain text, so that any
+// binky process on the machine — another home's daemon deciding whether a
+// port lease is stale — can tell a live home from a gone or recreated one
+// without opening its registry.
+const HomeIDFile = "home.id"
+
+// writeHomeID mirrors id into home/home.id, replacing a different or
+// partial one atomically.
+func writeHomeID(home, id string) error {
+	path := filepath.Join(home, HomeIDFile)
+	if b, err := os.ReadFile(path); err == nil && string(bytes.TrimSpace(b)) == id {
+		return nil
+	}
+	tmp, err := os.CreateTemp(home, ".home.id-*")
+	if err != nil {
+		return fmt.Errorf("record the home id: %w", err)
+	}
+	_, werr := tmp.WriteString(id + "\n")
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("record the home id in %s: %w", path, werr)
+	}
+	return nil
+}
+
+// ownerLabel says in words which home this is, for the claim an adapter
+// records on a slice and for another home's refusal: its directory and
+// its user.
+func (d *Daemon) ownerLabel() string {
+	abs, err := filepath.Abs(d.home)
+	if err != nil {
+		abs = d.home
+	}
+	if uid := os.Getuid(); uid >= 0 { // -1 on Windows
+		return abs + " uid " + strconv.Itoa(uid)
+	}
+	return abs
+}

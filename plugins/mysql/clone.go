@@ -24,7 +24,10 @@ const cloneSQLMode = "NO_AUTO_VALUE_ON_ZERO"
 // rows, then routines, views and triggers. A slice that exists is replaced;
 // a failed clone leaves no slice behind. A source holding events or
 // packages is refused with code unsupported, so the host builds the slice
-// from scratch instead.
+// from scratch instead. A source another home claimed (cloning it would
+// read its data) or a slice another home claimed (cloning would replace
+// it) is refused with code conflict before anything changes; the clone
+// records the request's claim, never the source's.
 func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
 	op := fmt.Sprintf("clone mysql slice %q from %q", req.Slice, req.Source)
 	s, err := m.target(&req.Target)
@@ -34,13 +37,17 @@ func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if err := clone(ctx, s, names.MySQL(req.Source)); err != nil {
+	st, err := m.claimStore(ctx, s.srv)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := clone(ctx, st, s, &req.Target, names.MySQL(req.Source)); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.CloneResponse{Method: MethodTableCopy}, nil
 }
 
-func clone(ctx context.Context, s *slice, src string) error {
+func clone(ctx context.Context, st claimStore, s *slice, t *sdk.Target, src string) error {
 	if src == s.db {
 		return sdk.Errorf(sdk.CodeInvalid, "the source and the slice are the same database %q", src)
 	}
@@ -55,12 +62,28 @@ func clone(ctx context.Context, s *slice, src string) error {
 	if !ok {
 		return sdk.Errorf(sdk.CodeInvalid, "the source database %s does not exist; provision it first", qsrc)
 	}
+	if t.Owner != "" {
+		_, claim, err := readClaim(ctx, s.srv.db, st, src)
+		if err != nil {
+			return err
+		}
+		if err := t.CheckClaim(fmt.Sprintf("the source database %q on %s", src, s.srv.admin.cfg.Addr), claim); err != nil {
+			return err
+		}
+	}
 	conn, err := s.srv.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
+	// Discarding the connection also lets go of the slice's claim lock.
 	defer discard(conn)
-	c := &cloner{conn: conn, src: src, dst: s.db, qsrc: qsrc, qdst: s.q}
+	if err := lockOn(ctx, conn, s.db); err != nil {
+		return err
+	}
+	if err := checkClaim(ctx, conn, st, s, t); err != nil {
+		return err
+	}
+	c := &cloner{conn: conn, src: src, dst: s.db, qsrc: qsrc, qdst: s.q, skipClaim: st == storeTable}
 	if err := c.exec(ctx, "SET SESSION foreign_key_checks = 0, unique_checks = 0, sql_mode = '"+cloneSQLMode+"'"); err != nil {
 		return err
 	}
@@ -71,10 +94,22 @@ func clone(ctx context.Context, s *slice, src string) error {
 	if isWord(charset) && isWord(collation) {
 		create += " CHARACTER SET " + charset + " COLLATE " + collation
 	}
+	own := t.Claim()
+	if st == storeComment && own != "" {
+		lit, err := quoteString(own)
+		if err != nil {
+			return err
+		}
+		create += " COMMENT " + lit
+	}
 	if err := c.exec(ctx, create); err != nil {
 		return err
 	}
-	if err := c.copy(ctx); err != nil {
+	err = c.copy(ctx)
+	if err == nil && st == storeTable && own != "" {
+		err = recordClaim(ctx, conn, st, s.db, own)
+	}
+	if err != nil {
 		if _, derr := s.srv.db.ExecContext(context.WithoutCancel(ctx), "DROP DATABASE IF EXISTS "+s.q); derr != nil {
 			return fmt.Errorf("%w (and removing the half-made copy failed: %v)", err, derr)
 		}
@@ -88,6 +123,9 @@ type cloner struct {
 	conn       *sql.Conn
 	src, dst   string
 	qsrc, qdst string
+	// skipClaim leaves the source's marker table (claimTable) behind: the
+	// clone records its own claim.
+	skipClaim bool
 }
 
 // object is a table, view, routine or trigger to re-create.
@@ -184,6 +222,9 @@ func (c *cloner) tables(ctx context.Context) (tables, views []object, err error)
 		if err := rows.Scan(&name, &typ); err != nil {
 			rows.Close()
 			return nil, nil, err
+		}
+		if c.skipClaim && name == claimTable {
+			continue
 		}
 		switch typ {
 		case "BASE TABLE", "SYSTEM VERSIONED":

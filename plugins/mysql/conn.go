@@ -17,6 +17,9 @@ import (
 type server struct {
 	admin *admin
 	db    *sql.DB
+	// claims is where the server keeps owner claims, storeUnknown until
+	// first looked up (guarded by MySQL.mu).
+	claims claimStore
 }
 
 // server returns the pool of an admin URL, creating it on first use. The
@@ -69,6 +72,8 @@ const (
 	erNoSuchTable        = 1146
 	erViewInvalid        = 1356
 	erSPDoesNotExist     = 1305
+	erDBCreateExists     = 1007
+	erBadField           = 1054
 )
 
 func errNumber(err error) uint16 {

@@ -2,8 +2,8 @@
 // slice is one database (schema) on a MySQL-protocol server the developer
 // already runs, named names.MySQL(slice).
 //
-// provision is CREATE DATABASE IF NOT EXISTS, destroy DROP DATABASE IF
-// EXISTS. resolve answers mysql://user:password@host:port/<database> with
+// provision is CREATE DATABASE (one that exists is kept), destroy DROP
+// DATABASE IF EXISTS. resolve answers mysql://user:password@host:port/<database> with
 // the admin credentials, and values "database" and "dsn" (the same place as
 // a go-sql-driver DSN). The admin URL is mysql://user:password@host:port/
 // (or mariadb://), or a go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/.
@@ -15,4 +15,17 @@
 // routines, views and triggers re-created from their SHOW CREATE text with
 // the source schema's name rewritten. Identifiers are quoted by quoteIdent,
 // which validates the name and doubles backticks; nothing is pasted.
+//
+// Each slice records which binky home owns it (sdk.Target.Claim): as the
+// database's comment where the server has schema comments (MariaDB 10.5+;
+// CREATE DATABASE … COMMENT, ALTER DATABASE … COMMENT =), otherwise as
+// the one row of the marker table _binky_owner inside the database (Oracle
+// MySQL, Percona Server, older MariaDB). provision records it when it
+// makes the database and adopts a database that has none; every verb
+// refuses another home's slice with code conflict before changing
+// anything; clone checks the source and the target and records the
+// cloning home's claim on the copy (a source's marker table is not
+// copied). Reading the claim and then creating, claiming or dropping the
+// database happen under a GET_LOCK named after the database, so two homes
+// cannot both take one slice.
 package mysqladapter

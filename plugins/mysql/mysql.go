@@ -24,9 +24,9 @@ type MySQL struct {
 func New() *MySQL { return &MySQL{servers: map[string]*server{}} }
 
 // Describe says who the adapter is: mysql (aliases mariadb, percona), able
-// to clone.
+// to clone, recording each slice's owner (claim.go).
 func (*MySQL) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"mariadb", "percona"}, Clone: true}, nil
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"mariadb", "percona"}, Clone: true, Claims: true}, nil
 }
 
 // slice is one call's target, checked.
@@ -66,37 +66,99 @@ func checkSlice(what, s string) error {
 	return nil
 }
 
-// Provision creates the slice's database; one that exists is kept.
+// Provision creates the slice's database, claimed by the request's owner;
+// one that exists is kept: refused with code conflict, untouched, when
+// another home claimed it, adopted when nobody did.
 func (m *MySQL) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision mysql slice %q", req.Slice)
 	s, err := m.target(&req.Target)
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	stmt := "CREATE DATABASE IF NOT EXISTS " + s.q
+	st, err := m.claimStore(ctx, s.srv)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	conn, err := lockSlice(ctx, s.srv.db, s.db)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	defer unlockSlice(ctx, conn, s.db)
+	existed, err := provision(ctx, conn, st, s, &req.Target)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	return sdk.Provisioned(existed), nil
+}
+
+// provision, holding the slice's lock on q, refuses a database another
+// home claimed, adopts an unclaimed one, or creates the database with t's
+// claim (in the same CREATE DATABASE where the server has schema
+// comments); a database it made but could not claim is dropped again. It
+// reports whether the database existed.
+func provision(ctx context.Context, q queryer, st claimStore, s *slice, t *sdk.Target) (bool, error) {
+	exists, claim, err := readClaim(ctx, q, st, s.db)
+	if err != nil {
+		return false, err
+	}
+	if exists {
+		return true, keepClaim(ctx, q, st, s, t, claim)
+	}
+	own := t.Claim()
+	stmt := "CREATE DATABASE " + s.q
 	if s.cfg.charset != "" {
 		stmt += " CHARACTER SET " + s.cfg.charset
 	}
 	if s.cfg.collation != "" {
 		stmt += " COLLATE " + s.cfg.collation
 	}
-	var n int
-	if err := s.srv.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", s.db).Scan(&n); err != nil {
-		return nil, fail(op, req.AdminURL, fmt.Errorf("look for database %s: %w", s.q, err))
+	if st == storeComment && own != "" {
+		lit, err := quoteString(own)
+		if err != nil {
+			return false, err
+		}
+		stmt += " COMMENT " + lit
 	}
-	if _, err := s.srv.db.ExecContext(ctx, stmt); err != nil {
-		return nil, fail(op, req.AdminURL, fmt.Errorf("create database %s: %w", s.q, err))
+	_, err = q.ExecContext(ctx, stmt)
+	switch {
+	case errNumber(err) == erDBCreateExists:
+		// Made meanwhile by a caller that does not take the lock (an
+		// adapter that predates claims, or a person): it existed.
+		if _, claim, err = readClaim(ctx, q, st, s.db); err != nil {
+			return true, err
+		}
+		return true, keepClaim(ctx, q, st, s, t, claim)
+	case err != nil:
+		return false, fmt.Errorf("create database %s: %w", s.q, err)
 	}
-	return sdk.Provisioned(n > 0), nil
+	if st == storeTable && own != "" {
+		if err := recordClaim(ctx, q, st, s.db, own); err != nil {
+			if _, derr := q.ExecContext(context.WithoutCancel(ctx), "DROP DATABASE IF EXISTS "+s.q); derr != nil {
+				return false, fmt.Errorf("%w (and dropping the unclaimed new database failed: %v)", err, derr)
+			}
+			return false, err
+		}
+	}
+	return false, nil
 }
 
 // Resolve answers mysql://user:password@host:port/<database> with the
-// admin credentials, and values "database" and "dsn".
-func (m *MySQL) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+// admin credentials, and values "database" and "dsn". A database another
+// home claimed is refused with code conflict.
+func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve mysql slice %q", req.Slice)
 	s, err := m.target(&req.Target)
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
+	}
+	if req.Owner != "" {
+		st, err := m.claimStore(ctx, s.srv)
+		if err == nil {
+			err = checkClaim(ctx, s.srv.db, st, s, &req.Target)
+		}
+		if err != nil {
+			return nil, fail(op, req.AdminURL, err)
+		}
 	}
 	a := s.srv.admin
 	return &sdk.ResolveResponse{
@@ -105,14 +167,27 @@ func (m *MySQL) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.Resolv
 	}, nil
 }
 
-// Destroy drops the slice's database. One already gone is fine.
+// Destroy drops the slice's database. One already gone is fine; one
+// another home claimed is refused with code conflict and left whole.
 func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy mysql slice %q", req.Slice)
 	s, err := m.target(&req.Target)
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if _, err := s.srv.db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+s.q); err != nil {
+	st, err := m.claimStore(ctx, s.srv)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	conn, err := lockSlice(ctx, s.srv.db, s.db)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	defer unlockSlice(ctx, conn, s.db)
+	if err := checkClaim(ctx, conn, st, s, &req.Target); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if _, err := conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+s.q); err != nil {
 		return nil, fail(op, req.AdminURL, fmt.Errorf("drop database %s: %w", s.q, err))
 	}
 	return &sdk.DestroyResponse{}, nil

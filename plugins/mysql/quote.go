@@ -69,3 +69,18 @@ func quoteList(names []string) (string, error) {
 	}
 	return strings.Join(out, ", "), nil
 }
+
+// quoteString returns s as a single-quoted SQL string literal, the quotes
+// inside it doubled. It refuses a backslash and a NUL, whose meaning
+// depends on sql_mode (NO_BACKSLASH_ESCAPES), rather than escape them one
+// way, and invalid UTF-8. It is for the statements that take no parameters
+// (ALTER DATABASE … COMMENT).
+func quoteString(s string) (string, error) {
+	switch {
+	case !utf8.ValidString(s):
+		return "", fmt.Errorf("string %q is not valid UTF-8", s)
+	case strings.ContainsAny(s, "\\\x00"):
+		return "", fmt.Errorf("string %q holds a backslash or a NUL", s)
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'", nil
+}

@@ -26,9 +26,14 @@ const (
 
 // Clone makes the slice's database a copy of the source slice's: CREATE
 // DATABASE … TEMPLATE source, after terminating every connection to the
-// source. A slice that exists is replaced. With owner_role the clone is
-// owned by its own role, fenced like a provisioned slice, and the objects
-// the source's role owned inside it now belong to the clone's role.
+// source. A slice that exists is replaced. The source must not be claimed
+// by another home (that would read its data), nor the slice (that would
+// replace it): either is refused with code conflict before anything
+// changes. The clone carries the request's claim, never the source's
+// (TEMPLATE copies no comment; the clone's is recorded before the slice's
+// lock is let go). With owner_role the clone is owned by its own role,
+// fenced like a provisioned slice, and the objects the source's role owned
+// inside it now belong to the clone's role.
 func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
 	op := fmt.Sprintf("clone postgres slice %q from %q", req.Slice, req.Source)
 	s, err := p.target(&req.Target)
@@ -38,34 +43,27 @@ func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.Clone
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	method, err := p.clone(ctx, s, req.Slice, names.Postgres(req.Source))
+	method, err := p.clone(ctx, s, &req.Target, names.Postgres(req.Source))
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.CloneResponse{Method: method}, nil
 }
 
-func (p *Postgres) clone(ctx context.Context, s *slice, sliceName, src string) (string, error) {
+func (p *Postgres) clone(ctx context.Context, s *slice, t *sdk.Target, src string) (string, error) {
 	if src == s.db {
 		return "", sdk.Errorf(sdk.CodeInvalid, "the source and the slice are the same database %q", src)
 	}
 	pool := s.srv.pool
-	ok, err := dbExists(ctx, pool, src)
+	ok, comment, err := dbClaim(ctx, pool, src)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
 		return "", sdk.Errorf(sdk.CodeInvalid, "the source database %q does not exist; provision it first", src)
 	}
-	if err := p.dropDatabase(ctx, s.srv, s.db); err != nil {
-		return "", fmt.Errorf("replace the existing slice: %w", err)
-	}
-	owner := ""
-	if s.cfg.ownerRole {
-		if err := p.ensureRole(ctx, s.srv, s.db, sliceName); err != nil {
-			return "", err
-		}
-		owner = s.db
+	if err := t.CheckClaim(fmt.Sprintf("the source database %q on %s", src, s.srv.where()), comment); err != nil {
+		return "", err
 	}
 	v, err := p.serverVersion(ctx, s.srv)
 	if err != nil {
@@ -75,25 +73,62 @@ func (p *Postgres) clone(ctx context.Context, s *slice, sliceName, src string) (
 	if err != nil {
 		return "", err
 	}
-	stmt := "CREATE DATABASE " + ident(s.db) + " TEMPLATE " + ident(src)
-	if owner != "" {
-		stmt += " OWNER " + ident(owner)
+	if s.cfg.ownerRole {
+		// Settle the secret the role's password derives from before the
+		// slice is replaced, so that ensureRole below seldom fails.
+		if _, _, err := p.credentials(ctx, s.srv, t.Slice); err != nil {
+			return "", err
+		}
 	}
+	conn, err := lockSlice(ctx, pool, s.db)
+	if err != nil {
+		return "", err
+	}
+	method, err = copyLocked(ctx, conn, s, t, src, v, strategy, method)
+	unlockSlice(ctx, conn, s.db)
+	if err != nil {
+		return "", err
+	}
+	if s.cfg.ownerRole {
+		err = p.ensureRole(ctx, s.srv, s.db, t.Slice)
+		if err == nil {
+			err = p.handOver(ctx, s, src, s.db)
+		}
+		if err != nil {
+			_ = dropDatabase(context.WithoutCancel(ctx), pool, v, s.db)
+			return "", err
+		}
+	}
+	return method, nil
+}
+
+// copyLocked, holding the slice's lock on conn, refuses a slice another
+// home claimed (and, with owner_role, a role of its name binky did not
+// make), replaces the slice by a copy of src, and records t's claim on the
+// copy. It returns the method that made the copy.
+func copyLocked(ctx context.Context, conn *pgxpool.Conn, s *slice, t *sdk.Target, src string, version int, strategy, method string) (string, error) {
+	if err := checkClaim(ctx, conn, s, t); err != nil {
+		return "", err
+	}
+	if s.cfg.ownerRole {
+		if err := checkRole(ctx, conn, s.db); err != nil {
+			return "", err
+		}
+	}
+	if err := dropDatabase(ctx, conn, version, s.db); err != nil {
+		return "", fmt.Errorf("replace the existing slice: %w", err)
+	}
+	stmt := "CREATE DATABASE " + ident(s.db) + " TEMPLATE " + ident(src)
 	if strategy != "" {
 		stmt += " STRATEGY = " + strategy
 	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return "", fmt.Errorf("connect: %w", err)
-	}
-	defer conn.Release()
 	if method == MethodFileCopyClone {
 		if _, err := conn.Exec(ctx, "SET file_copy_method = clone"); err != nil {
 			method = MethodFileCopy // the platform cannot clone files: copy them
 		}
 		defer resetSession(ctx, conn)
 	}
-	err = retryInUse(ctx, func() error {
+	err := retryInUse(ctx, func() error {
 		if err := terminate(ctx, conn, src); err != nil {
 			return err
 		}
@@ -103,9 +138,11 @@ func (p *Postgres) clone(ctx context.Context, s *slice, sliceName, src string) (
 	if err != nil {
 		return "", fmt.Errorf("create database %q from template %q: %w", s.db, src, err)
 	}
-	if owner != "" {
-		if err := p.handOver(ctx, s, src, owner); err != nil {
-			_ = p.dropDatabase(context.WithoutCancel(ctx), s.srv, s.db)
+	if claim := t.Claim(); claim != "" {
+		if err := recordClaim(ctx, conn, s.db, claim); err != nil {
+			if derr := dropDatabase(context.WithoutCancel(ctx), conn, version, s.db); derr != nil {
+				return "", fmt.Errorf("%w (and dropping the unclaimed clone failed: %v)", err, derr)
+			}
 			return "", err
 		}
 	}

@@ -73,16 +73,6 @@ func (p *Postgres) serverVersion(ctx context.Context, s *server) (int, error) {
 	return v, nil
 }
 
-// dbExists reports whether a database of that name exists.
-func dbExists(ctx context.Context, q querier, db string) (bool, error) {
-	var n int
-	err := q.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", db).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("look up database %q: %w", db, err)
-	}
-	return n > 0, nil
-}
-
 // querier is what pgxpool.Pool, pgxpool.Conn and pgx.Conn have in common.
 type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)

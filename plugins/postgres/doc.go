@@ -22,6 +22,16 @@
 // clone_strategy says file_copy. With owner_role the clone's objects are
 // handed from the source's role to the clone's.
 //
+// Each slice records which binky home owns it (sdk.Target.Claim) as its
+// database's comment (COMMENT ON DATABASE, read with shobj_description),
+// set when provision makes the database or adopts one that has no claim.
+// Every verb first checks it and refuses another home's slice with code
+// conflict, before the database or the role is touched; clone checks the
+// source and the target, and records the cloning home's claim on the copy
+// (TEMPLATE copies no comment). Reading the claim and then creating,
+// claiming or dropping the database happen under an advisory lock keyed by
+// the database name, so two homes cannot both take one slice.
+//
 // The adapter keeps one small connection pool per admin URL for as long as
 // the process lives, so the RPC tier reuses it across a batch. See
 // docs/adapters.md for the config keys and the privileges the admin role

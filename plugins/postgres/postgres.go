@@ -25,9 +25,9 @@ type Postgres struct {
 func New() *Postgres { return &Postgres{servers: map[string]*server{}} }
 
 // Describe says who the adapter is: postgres (alias postgresql), able to
-// clone.
+// clone, recording each slice's owner (claim.go).
 func (*Postgres) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"postgresql"}, Clone: true}, nil
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"postgresql"}, Clone: true, Claims: true}, nil
 }
 
 // slice is one call's target, checked: its server, config and database.
@@ -62,48 +62,95 @@ func checkSlice(what, s string) error {
 	return nil
 }
 
-// Provision creates the slice's database, and with owner_role its role,
-// which then owns the database alone. What exists already is kept.
+// Provision creates the slice's database, claimed by the request's owner,
+// and with owner_role its role, which then owns the database alone. What
+// exists already is kept: a database another home claimed is refused with
+// code conflict and left alone, an unclaimed one is adopted.
 func (p *Postgres) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision postgres slice %q", req.Slice)
 	s, err := p.target(&req.Target)
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	existed, err := p.provision(ctx, s, req.Slice)
+	existed, err := p.provision(ctx, s, &req.Target)
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return sdk.Provisioned(existed), nil
 }
 
-// provision makes the slice's database (and owner role) exist and reports
-// whether the database was there already.
-func (p *Postgres) provision(ctx context.Context, s *slice, sliceName string) (bool, error) {
-	owner := ""
+// provision makes the slice's database exist and carry t's claim, then
+// its owner role, and reports whether the database was there already. The
+// claim is settled first, under the slice's lock, so a refused call
+// touches neither the database nor the role.
+func (p *Postgres) provision(ctx context.Context, s *slice, t *sdk.Target) (bool, error) {
 	if s.cfg.ownerRole {
-		if err := p.ensureRole(ctx, s.srv, s.db, sliceName); err != nil {
+		// Settle the secret the role's password derives from before
+		// anything is made, so that ensureRole below seldom fails.
+		if _, _, err := p.credentials(ctx, s.srv, t.Slice); err != nil {
 			return false, err
 		}
-		owner = s.db
 	}
-	exists, err := dbExists(ctx, s.srv.pool, s.db)
+	conn, err := lockSlice(ctx, s.srv.pool, s.db)
 	if err != nil {
 		return false, err
 	}
-	if !exists {
-		stmt := "CREATE DATABASE " + ident(s.db)
-		if owner != "" {
-			stmt += " OWNER " + ident(owner)
-		}
-		if _, err := s.srv.pool.Exec(ctx, stmt); err != nil && pgCode(err) != codeDuplicateDatabase {
-			return false, fmt.Errorf("create database %q: %w", s.db, err)
+	existed, err := claimSlice(ctx, conn, s, t)
+	unlockSlice(ctx, conn, s.db)
+	if err != nil {
+		return false, err
+	}
+	if !s.cfg.ownerRole {
+		return existed, nil
+	}
+	if err := p.ensureRole(ctx, s.srv, s.db, t.Slice); err != nil {
+		return false, err
+	}
+	return existed, fence(ctx, s.srv.pool, s.db, s.db)
+}
+
+// claimSlice, holding the slice's lock on q, refuses a database another
+// home claimed, adopts an unclaimed one, or creates the database and
+// records t's claim on it; a database it made but could not claim is dropped
+// again. It reports whether the database existed. With owner_role, a role
+// of the slice's name that binky did not make is refused here, before
+// anything is made.
+func claimSlice(ctx context.Context, q querier, s *slice, t *sdk.Target) (bool, error) {
+	exists, comment, err := dbClaim(ctx, q, s.db)
+	if err != nil {
+		return false, err
+	}
+	if exists {
+		return true, keepClaim(ctx, q, s, t, comment)
+	}
+	if s.cfg.ownerRole {
+		if err := checkRole(ctx, q, s.db); err != nil {
+			return false, err
 		}
 	}
-	if owner != "" {
-		return exists, fence(ctx, s.srv.pool, s.db, owner)
+	_, err = q.Exec(ctx, "CREATE DATABASE "+ident(s.db))
+	switch {
+	case pgCode(err) == codeDuplicateDatabase:
+		// Made meanwhile by a caller that does not take the lock (an
+		// adapter that predates claims, or a person): it existed.
+		if _, comment, err = dbClaim(ctx, q, s.db); err != nil {
+			return true, err
+		}
+		return true, keepClaim(ctx, q, s, t, comment)
+	case err != nil:
+		return false, fmt.Errorf("create database %q: %w", s.db, err)
 	}
-	return exists, nil
+	claim := t.Claim()
+	if claim == "" {
+		return false, nil
+	}
+	if err := recordClaim(ctx, q, s.db, claim); err != nil {
+		if _, derr := q.Exec(context.WithoutCancel(ctx), "DROP DATABASE IF EXISTS "+ident(s.db)); derr != nil {
+			return false, fmt.Errorf("%w (and dropping the unclaimed new database failed: %v)", err, derr)
+		}
+		return false, err
+	}
+	return false, nil
 }
 
 // fence makes role the owner of db and the only non-superuser who may
@@ -127,11 +174,16 @@ func fence(ctx context.Context, q querier, db, role string) error {
 // Resolve answers the admin URL with the database replaced, and
 // values["database"]. With owner_role the URL holds the slice role's
 // credentials instead, and the role's password is set (to the same
-// derived value) on the way, so a secret that was lost heals here.
+// derived value) on the way, so a secret that was lost heals here. A
+// database another home claimed is refused with code conflict before the
+// role is touched.
 func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve postgres slice %q", req.Slice)
 	s, err := p.target(&req.Target)
 	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := checkClaim(ctx, s.srv.pool, s, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	values := map[string]string{"database": s.db}
@@ -147,40 +199,50 @@ func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.R
 }
 
 // Destroy drops the slice's database, then its role if binky made it. A
-// slice already gone is fine.
+// slice already gone is fine; one another home claimed is refused with
+// code conflict and left whole, role included.
 func (p *Postgres) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy postgres slice %q", req.Slice)
 	s, err := p.target(&req.Target)
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if err := p.dropDatabase(ctx, s.srv, s.db); err != nil {
+	v, err := p.serverVersion(ctx, s.srv)
+	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if err := dropRole(ctx, s.srv.pool, s.db); err != nil {
+	conn, err := lockSlice(ctx, s.srv.pool, s.db)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	defer unlockSlice(ctx, conn, s.db)
+	if err := checkClaim(ctx, conn, s, &req.Target); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := dropDatabase(ctx, conn, v, s.db); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := dropRole(ctx, conn, s.db); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.DestroyResponse{}, nil
 }
 
-// dropDatabase drops db: WITH (FORCE) on 13+, else by terminating its
-// connections and retrying while one reconnects.
-func (p *Postgres) dropDatabase(ctx context.Context, srv *server, db string) error {
-	v, err := p.serverVersion(ctx, srv)
-	if err != nil {
-		return err
-	}
-	if v >= 130000 {
-		if _, err := srv.pool.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(db)+" WITH (FORCE)"); err != nil {
+// dropDatabase drops db over q: WITH (FORCE) on 13+ (version is
+// server_version_num), else by terminating its connections and retrying
+// while one reconnects.
+func dropDatabase(ctx context.Context, q querier, version int, db string) error {
+	if version >= 130000 {
+		if _, err := q.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(db)+" WITH (FORCE)"); err != nil {
 			return fmt.Errorf("drop database %q: %w", db, err)
 		}
 		return nil
 	}
 	return retryInUse(ctx, func() error {
-		if err := terminate(ctx, srv.pool, db); err != nil {
+		if err := terminate(ctx, q, db); err != nil {
 			return err
 		}
-		if _, err := srv.pool.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(db)); err != nil {
+		if _, err := q.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(db)); err != nil {
 			return fmt.Errorf("drop database %q: %w", db, err)
 		}
 		return nil

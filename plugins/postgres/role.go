@@ -49,7 +49,7 @@ func (p *Postgres) ensureRole(ctx context.Context, srv *server, role, sliceName 
 	}
 	switch {
 	case exists && !ours:
-		return sdk.Errorf(sdk.CodeConflict, "role %q exists and binky did not make it; drop or rename it, or set owner_role = false", role)
+		return foreignRole(role)
 	case exists:
 		return setPassword(ctx, srv.pool, role, verifier)
 	}
@@ -72,6 +72,24 @@ func (p *Postgres) ensureRole(ctx context.Context, srv *server, role, sliceName 
 	return nil
 }
 
+// checkRole refuses, changing nothing, a role of that name that binky did
+// not make.
+func checkRole(ctx context.Context, q querier, role string) error {
+	exists, ours, err := roleState(ctx, q, role)
+	if err != nil {
+		return err
+	}
+	if exists && !ours {
+		return foreignRole(role)
+	}
+	return nil
+}
+
+// foreignRole is the refusal of a role binky did not make.
+func foreignRole(role string) error {
+	return sdk.Errorf(sdk.CodeConflict, "role %q exists and binky did not make it; drop or rename it, or set owner_role = false", role)
+}
+
 // resetPassword sets the role's password to its derived value and returns
 // it. The role must exist and be binky's.
 func (p *Postgres) resetPassword(ctx context.Context, srv *server, role, sliceName string) (string, error) {
@@ -86,7 +104,7 @@ func (p *Postgres) resetPassword(ctx context.Context, srv *server, role, sliceNa
 	case !exists:
 		return "", sdk.Errorf(sdk.CodeConflict, "role %q does not exist; provision the slice first", role)
 	case !ours:
-		return "", sdk.Errorf(sdk.CodeConflict, "role %q exists and binky did not make it; drop or rename it, or set owner_role = false", role)
+		return "", foreignRole(role)
 	}
 	return pw, setPassword(ctx, srv.pool, role, verifier)
 }

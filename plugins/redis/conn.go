@@ -17,6 +17,9 @@ import (
 type server struct {
 	url    *url.URL
 	client *goredis.Client
+	// claims is the client on logical database 0, where owner claims
+	// live: client itself when the admin URL names database 0.
+	claims *goredis.Client
 	db     int
 	// acl is 0 until probed, then 1 (the server has ACLs) or -1 (it has
 	// not). Guarded by Redis.mu.
@@ -82,6 +85,13 @@ func (r *Redis) server(raw string) (*server, error) {
 		opts.DialTimeout = 5 * time.Second
 	}
 	s := &server{url: u, client: goredis.NewClient(opts), db: opts.DB}
+	s.claims = s.client
+	if opts.DB != 0 {
+		zero := *opts
+		zero.DB = 0
+		zero.PoolSize = 2
+		s.claims = goredis.NewClient(&zero)
+	}
 	r.servers[raw] = s
 	return s, nil
 }

@@ -19,4 +19,13 @@
 // disconnects it). clone is not offered: describe says clone:false and
 // Clone answers code "unsupported", so the host builds each slice with
 // provision, migrate and seed.
+//
+// Each slice's owner (the binky home that made or adopted it, see
+// sdk.Target.Claim) is recorded in the key binky:claim:<slice> in logical
+// database 0, outside every slice's prefix like the secret, so the
+// slice's own user can neither read, forge nor delete it. provision sets
+// it (adopting a slice that has keys or a user but no claim), and
+// provision, resolve and destroy refuse with code "conflict" a slice
+// another home claimed, before touching anything; destroy deletes the
+// claim last.
 package redisadapter

@@ -32,9 +32,10 @@ type Redis struct {
 // New returns the adapter. It connects to nothing until a call needs it.
 func New() *Redis { return &Redis{servers: map[string]*server{}} }
 
-// Describe says who the adapter is: redis (alias valkey), unable to clone.
+// Describe says who the adapter is: redis (alias valkey), unable to clone,
+// recording each slice's owner (see claim.go).
 func (*Redis) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"valkey"}, Clone: false}, nil
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"valkey"}, Clone: false, Claims: true}, nil
 }
 
 // slice is one call's target, checked.
@@ -83,12 +84,16 @@ func checkSlice(what, s string) error {
 	return nil
 }
 
-// Provision makes the slice's ACL user, where ACLs are in use; otherwise it
-// checks that the server answers. Keys need no provisioning.
+// Provision records the slice's owner claim (refusing a slice another binky
+// home claimed, adopting one nobody claimed), then makes the slice's ACL
+// user, where ACLs are in use. Keys need no provisioning.
 func (r *Redis) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision redis slice %q", req.Slice)
 	s, err := r.target(&req.Target)
 	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := claimSlice(ctx, s, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	useACL, err := r.useACL(ctx, s)
@@ -110,10 +115,14 @@ func (r *Redis) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.
 // Resolve answers redis://<slice>:<password>@host:port/<db> where ACLs are
 // in use (re-setting the user on the way, so a server that lost its ACLs
 // heals), else the admin address; values "prefix" always, "user" with ACLs.
+// A slice another binky home claimed is refused.
 func (r *Redis) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve redis slice %q", req.Slice)
 	s, err := r.target(&req.Target)
 	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := checkClaim(ctx, s, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	values := map[string]string{"prefix": s.prefix}
@@ -139,11 +148,15 @@ func (*Redis) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneRespons
 }
 
 // Destroy deletes the slice's keys in every logical database, then its ACL
-// user. A slice already gone is fine.
+// user, then its owner claim. A slice another binky home claimed is
+// refused before anything is deleted; a slice already gone is fine.
 func (r *Redis) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy redis slice %q", req.Slice)
 	s, err := r.target(&req.Target)
 	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := checkClaim(ctx, s, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	if _, err := deleteKeys(ctx, s.srv, s.prefix); err != nil {
@@ -158,6 +171,11 @@ func (r *Redis) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 			return nil, fail(op, req.AdminURL, fmt.Errorf("delete ACL user %q: %w", s.user, err))
 		}
 	}
+	// The claim goes last, so a destroy that fails half-way leaves what is
+	// left of the slice still claimed.
+	if err := dropClaim(ctx, s); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
 	return &sdk.DestroyResponse{}, nil
 }
 
@@ -169,6 +187,9 @@ func (r *Redis) Close() error {
 	var errs []error
 	for k, s := range r.servers {
 		errs = append(errs, s.client.Close())
+		if s.claims != s.client {
+			errs = append(errs, s.claims.Close())
+		}
 		delete(r.servers, k)
 	}
 	return errors.Join(errs...)

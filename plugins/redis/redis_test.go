@@ -179,9 +179,7 @@ func TestDestroyRemovesKeysAndUser(t *testing.T) {
 // admin3 is an admin client on logical database 3.
 func admin3(t *testing.T, admin string) *goredis.Client {
 	t.Helper()
-	u, _ := url.Parse(admin)
-	u.Path = "/3"
-	return client(t, u.String())
+	return client(t, admin3URL(admin))
 }
 
 func scanAll(t *testing.T, c *goredis.Client, match string) []string {
@@ -262,15 +260,21 @@ func TestErrorCodes(t *testing.T) {
 			{"config_type", admin, map[string]any{KeyACL: "yes"}, sdk.CodeInvalid},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := New().Provision(t.Context(), &sdk.ProvisionRequest{Header: hdr(), Target: target(tc.admin, "bt_never_made", tc.cfg)})
-				if err == nil {
-					t.Fatal("provision succeeded; want an error")
-				}
-				if got := sdk.CodeOf(err); got != tc.want {
-					t.Errorf("code %q; want %q (%v)", got, tc.want, err)
-				}
-				if strings.Contains(err.Error(), secret) {
-					t.Errorf("error shows the admin password: %v", err)
+				// With an owner, the claim is the first thing provision
+				// reads from the server.
+				for _, owner := range []string{"", "home-a"} {
+					tg := target(tc.admin, "bt_never_made", tc.cfg)
+					tg.Owner = owner
+					_, err := New().Provision(t.Context(), &sdk.ProvisionRequest{Header: hdr(), Target: tg})
+					if err == nil {
+						t.Fatalf("owner %q: provision succeeded; want an error", owner)
+					}
+					if got := sdk.CodeOf(err); got != tc.want {
+						t.Errorf("owner %q: code %q; want %q (%v)", owner, got, tc.want, err)
+					}
+					if strings.Contains(err.Error(), secret) {
+						t.Errorf("owner %q: error shows the admin password: %v", owner, err)
+					}
 				}
 			})
 		}

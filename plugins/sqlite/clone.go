@@ -18,7 +18,10 @@ const (
 )
 
 // Clone makes the slice a copy of the source slice, replacing the slice if
-// it exists.
+// it exists. It refuses to read a source, or to replace a slice, that
+// another binky home claimed; the copy is claimed for the home that asked
+// for it (the source's claim file is not copied), before it is moved into
+// place.
 //
 // The copy is consistent even while another process writes the source:
 // the source's write lock is held (BEGIN IMMEDIATE) while its file and its
@@ -40,11 +43,17 @@ func (*SQLite) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResp
 	if src == dst {
 		return nil, sdk.Errorf(sdk.CodeInvalid, "clone sqlite slice %q onto itself", req.Slice)
 	}
+	if err := checkClaim(&req.Target, src); err != nil {
+		return nil, claimErr("clone", req.Slice, err)
+	}
 	if fi, err := os.Stat(src); err != nil || !fi.Mode().IsRegular() {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, sdk.Errorf(sdk.CodeInvalid, "clone sqlite slice %q from %q: the source %s does not exist; provision it first", req.Slice, req.Source, src)
 		}
 		return nil, sdk.Errorf(sdk.CodeConflict, "clone sqlite slice %q from %q: the source %s is not a regular file (%v)", req.Slice, req.Source, src, err)
+	}
+	if err := claimSlice(&req.Target, dst); err != nil {
+		return nil, claimErr("clone", req.Slice, err)
 	}
 	method, err := cloneFile(ctx, src, dst)
 	if err != nil {

@@ -10,4 +10,13 @@
 // the copy is a reflink where the filesystem has them (Btrfs, XFS, APFS) and
 // a byte copy elsewhere. The SQLite engine is pure Go (modernc.org/sqlite):
 // no cgo.
+//
+// Each slice's owner (the binky home that made or adopted it, see
+// sdk.Target.Claim) is recorded in a file beside the database,
+// <dir>/<slice>.db.binky-owner, which the application's SQL never sees and
+// a clone never copies. provision writes it before it makes the database
+// (adopting a database that has none), clone writes the target's before it
+// moves the copy into place, and every verb refuses with code "conflict" a
+// slice, or a clone source, another home claimed, before touching it;
+// destroy removes the claim last.
 package sqliteadapter

@@ -21,13 +21,15 @@ type SQLite struct{}
 // New returns the adapter.
 func New() *SQLite { return &SQLite{} }
 
-// Describe says who the adapter is: sqlite, able to clone.
+// Describe says who the adapter is: sqlite, able to clone, recording each
+// slice's owner (see claim.go).
 func (*SQLite) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"sqlite3"}, Clone: true}, nil
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"sqlite3"}, Clone: true, Claims: true}, nil
 }
 
-// Provision creates the slice's database file in WAL mode, or checks the
-// one that exists.
+// Provision records the slice's owner claim (refusing a slice another binky
+// home claimed, adopting one nobody claimed), then creates the slice's
+// database file in WAL mode, or checks the one that exists.
 func (*SQLite) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	loc, path, err := slicePath(&req.Target)
 	if err != nil {
@@ -35,6 +37,9 @@ func (*SQLite) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.P
 	}
 	if err := os.MkdirAll(loc.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("provision sqlite slice %q: create directory: %w", req.Slice, err)
+	}
+	if err := claimSlice(&req.Target, path); err != nil {
+		return nil, claimErr("provision", req.Slice, err)
 	}
 	_, statErr := os.Stat(path)
 	if err := provision(ctx, path); err != nil {
@@ -65,11 +70,15 @@ func provision(ctx context.Context, path string) error {
 }
 
 // Resolve answers sqlite://<absolute path> and the path itself in
-// values["path"]. It does not check that the slice exists.
+// values["path"]. It does not check that the slice exists, only that no
+// other binky home claimed it.
 func (*SQLite) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	_, path, err := slicePath(&req.Target)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkClaim(&req.Target, path); err != nil {
+		return nil, claimErr("resolve", req.Slice, err)
 	}
 	return &sdk.ResolveResponse{Address: address(path), Values: map[string]string{"path": path}}, nil
 }
@@ -98,13 +107,23 @@ func address(path string) string {
 }
 
 // Destroy removes the slice's database file and its -wal, -shm and
-// -journal companions. A slice already gone is fine.
+// -journal companions, then its owner claim. A slice another binky home
+// claimed is refused before anything is removed; a slice already gone is
+// fine.
 func (*SQLite) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	_, path, err := slicePath(&req.Target)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkClaim(&req.Target, path); err != nil {
+		return nil, claimErr("destroy", req.Slice, err)
+	}
 	if err := removeDB(path); err != nil {
+		return nil, fmt.Errorf("destroy sqlite slice %q: %w", req.Slice, err)
+	}
+	// The claim goes last, so a destroy that fails half-way leaves what is
+	// left of the slice still claimed.
+	if err := dropClaim(path); err != nil {
 		return nil, fmt.Errorf("destroy sqlite slice %q: %w", req.Slice, err)
 	}
 	return &sdk.DestroyResponse{}, nil

@@ -18,6 +18,8 @@ import (
 //	PUT  /{index}                       200 {"acknowledged":true,…}; 400 resource_already_exists_exception; 400 invalid_index_name_exception
 //	DELETE /{index}                     200 {"acknowledged":true}; 404 index_not_found_exception; 400 illegal_argument_exception for wildcards (action.destructive_requires_name, true by default since 8.0)
 //	GET  /_cat/indices/{pattern}?format=json&h=index   [{"index":…}] (a wildcard matching nothing gives [])
+//	GET  /{index}/_mapping              200 {"<index>":{"mappings":{…}}}; 404 index_not_found_exception
+//	PUT  /{index}/_mapping              200 {"acknowledged":true}, merging properties and replacing _meta and the other top-level keys; 404 index_not_found_exception
 //	POST /{index}/_doc                  201, creating the index when missing
 //	GET  /{index}/_count                {"count":n}
 //
@@ -26,14 +28,31 @@ import (
 type Elasticsearch struct {
 	User, Password string
 
-	mu      sync.Mutex
-	indices map[string]int // name → documents
-	deletes []string       // every DELETE path, as received
+	mu       sync.Mutex
+	indices  map[string]int            // name → documents
+	settings map[string]map[string]any // name → settings as created
+	mappings map[string]map[string]any // name → mappings as created and updated
+	deletes  []string                  // every DELETE path, as received
 }
 
 // NewElasticsearch returns an empty cluster; user "" disables auth.
 func NewElasticsearch(user, password string) *Elasticsearch {
-	return &Elasticsearch{User: user, Password: password, indices: map[string]int{}}
+	return &Elasticsearch{User: user, Password: password, indices: map[string]int{},
+		settings: map[string]map[string]any{}, mappings: map[string]map[string]any{}}
+}
+
+// Settings is the settings an index was created with (nil for none).
+func (m *Elasticsearch) Settings(name string) map[string]any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.settings[name]
+}
+
+// Mapping is an index's mapping (nil for none).
+func (m *Elasticsearch) Mapping(name string) map[string]any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.mappings[name]
 }
 
 // Indices lists the cluster's index names, sorted.
@@ -159,6 +178,8 @@ func (m *Elasticsearch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		m.indices[parts[0]]++
 		writeJSON(w, 201, map[string]any{"_index": parts[0], "_id": fmt.Sprint(m.indices[parts[0]]), "result": "created"})
+	case len(parts) == 2 && parts[1] == "_mapping" && !strings.HasPrefix(parts[0], "_"):
+		m.mapping(w, r, parts[0])
 	case len(parts) == 2 && parts[1] == "_count" && r.Method == http.MethodGet:
 		n, ok := m.indices[parts[0]]
 		if !ok {
@@ -189,8 +210,8 @@ func (m *Elasticsearch) index(w http.ResponseWriter, r *http.Request, name strin
 			esError(w, 400, "resource_already_exists_exception", "index ["+name+"/_na_] already exists", name)
 			return
 		}
+		var body map[string]json.RawMessage
 		if b, _ := io.ReadAll(r.Body); len(strings.TrimSpace(string(b))) > 0 {
-			var body map[string]json.RawMessage
 			if err := json.Unmarshal(b, &body); err != nil {
 				esError(w, 400, "parse_exception", "request body is required to be a JSON object", "")
 				return
@@ -202,7 +223,18 @@ func (m *Elasticsearch) index(w http.ResponseWriter, r *http.Request, name strin
 				}
 			}
 		}
+		var settings, mappings map[string]any
+		if err := unmarshalObject(body["settings"], &settings); err != nil {
+			esError(w, 400, "parse_exception", "settings must be an object", "")
+			return
+		}
+		if err := unmarshalObject(body["mappings"], &mappings); err != nil {
+			esError(w, 400, "mapper_parsing_exception", "mappings must be an object", "")
+			return
+		}
 		m.indices[name] = 0
+		m.settings[name] = settings
+		m.mappings[name] = mappings
 		writeJSON(w, 200, map[string]any{"acknowledged": true, "shards_acknowledged": true, "index": name})
 	case http.MethodDelete:
 		m.deletes = append(m.deletes, r.URL.Path)
@@ -215,10 +247,69 @@ func (m *Elasticsearch) index(w http.ResponseWriter, r *http.Request, name strin
 			return
 		}
 		delete(m.indices, name)
+		delete(m.settings, name)
+		delete(m.mappings, name)
 		writeJSON(w, 200, map[string]any{"acknowledged": true})
 	default:
 		esError(w, 405, "illegal_argument_exception", "Incorrect HTTP method for uri [/"+name+"] and method ["+r.Method+"]", "")
 	}
+}
+
+// mapping serves GET and PUT /{index}/_mapping.
+func (m *Elasticsearch) mapping(w http.ResponseWriter, r *http.Request, name string) {
+	if _, ok := m.indices[name]; !ok {
+		esError(w, 404, "index_not_found_exception", "no such index ["+name+"]", name)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		mp := m.mappings[name]
+		if mp == nil {
+			mp = map[string]any{}
+		}
+		writeJSON(w, 200, map[string]any{name: map[string]any{"mappings": mp}})
+	case http.MethodPut:
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body == nil {
+			esError(w, 400, "parse_exception", "request body is required", "")
+			return
+		}
+		mp := map[string]any{}
+		for k, v := range m.mappings[name] {
+			mp[k] = v
+		}
+		for k, v := range body {
+			if k == "properties" {
+				props, _ := mp[k].(map[string]any)
+				merged := map[string]any{}
+				for pk, pv := range props {
+					merged[pk] = pv
+				}
+				add, ok := v.(map[string]any)
+				if !ok {
+					esError(w, 400, "mapper_parsing_exception", "properties must be an object", name)
+					return
+				}
+				for pk, pv := range add {
+					merged[pk] = pv
+				}
+				v = merged
+			}
+			mp[k] = v
+		}
+		m.mappings[name] = mp
+		writeJSON(w, 200, map[string]any{"acknowledged": true})
+	default:
+		esError(w, 405, "illegal_argument_exception", "Incorrect HTTP method for uri ["+r.URL.Path+"] and method ["+r.Method+"]", "")
+	}
+}
+
+// unmarshalObject decodes raw (absent: nothing) into a JSON object.
+func unmarshalObject(raw json.RawMessage, out *map[string]any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, out)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -3,6 +3,7 @@ package apimodel
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,7 +15,8 @@ import (
 //	GET    /collections/{name}                200 {"result":{…}}; 404 {"status":{"error":"Not found: Collection `x` doesn't exist!"}}
 //	PUT    /collections/{name}                200 {"result":true}; 409 "Wrong input: Collection `x` already exists!"; 400/422 for a bad body
 //	DELETE /collections/{name}                200 {"result":true}, or {"result":false} when it did not exist
-//	PUT    /collections/{name}/points         200, upserting {"points":[{"id","vector"}]}
+//	PUT    /collections/{name}/points         200, upserting {"points":[{"id","vector","payload"}]} (?wait=true accepted)
+//	GET    /collections/{name}/points/{id}    200 {"result":{"id","payload"}}; 404 when the collection or the point does not exist
 //	POST   /collections/{name}/points/count   {"result":{"count":n}}
 //
 // With an API key set, every request needs it in the api-key header (or
@@ -30,7 +32,7 @@ type Qdrant struct {
 type qcollection struct {
 	size     int
 	distance string
-	points   map[string]bool
+	points   map[string]map[string]any // id → payload
 }
 
 // NewQdrant returns an empty server; key "" disables auth.
@@ -61,7 +63,7 @@ func (m *Qdrant) Points(name string) int {
 func (m *Qdrant) AddCollection(name string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.collections[name] = &qcollection{size: 4, distance: "Cosine", points: map[string]bool{}}
+	m.collections[name] = &qcollection{size: 4, distance: "Cosine", points: map[string]map[string]any{}}
 }
 
 // Deletes lists the paths of every DELETE received.
@@ -122,8 +124,9 @@ func (m *Qdrant) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		var body struct {
 			Points []struct {
-				ID     json.RawMessage `json:"id"`
-				Vector []float64       `json:"vector"`
+				ID      json.RawMessage `json:"id"`
+				Vector  []float64       `json:"vector"`
+				Payload map[string]any  `json:"payload"`
 			} `json:"points"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
@@ -135,7 +138,7 @@ func (m *Qdrant) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				qerror(w, 400, "Wrong input: Vector dimension error: expected dim: "+itoa(c.size)+", got "+itoa(len(p.Vector)))
 				return
 			}
-			c.points[string(p.ID)] = true
+			c.points[pointID(p.ID)] = p.Payload
 		}
 		qreply(w, 200, map[string]any{"operation_id": 0, "status": "completed"})
 	case len(parts) == 4 && parts[2] == "points" && parts[3] == "count" && r.Method == http.MethodPost:
@@ -145,6 +148,25 @@ func (m *Qdrant) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		qreply(w, 200, map[string]any{"count": len(c.points)})
+	case len(parts) == 4 && parts[2] == "points" && r.Method == http.MethodGet:
+		c, ok := m.collections[parts[1]]
+		if !ok {
+			qerror(w, 404, "Not found: Collection `"+parts[1]+"` doesn't exist!")
+			return
+		}
+		payload, ok := c.points[parts[3]]
+		if !ok {
+			qerror(w, 404, "Not found: No point with id "+parts[3]+" found")
+			return
+		}
+		if payload == nil {
+			payload = map[string]any{}
+		}
+		var id any = parts[3]
+		if n, err := strconv.ParseUint(parts[3], 10, 64); err == nil {
+			id = n
+		}
+		qreply(w, 200, map[string]any{"id": id, "payload": payload, "vector": nil})
 	default:
 		qerror(w, 404, "Not found")
 	}
@@ -185,7 +207,7 @@ func (m *Qdrant) collection(w http.ResponseWriter, r *http.Request, name string)
 			qerror(w, 409, "Wrong input: Collection `"+name+"` already exists!")
 			return
 		}
-		m.collections[name] = &qcollection{size: body.Vectors.Size, distance: body.Vectors.Distance, points: map[string]bool{}}
+		m.collections[name] = &qcollection{size: body.Vectors.Size, distance: body.Vectors.Distance, points: map[string]map[string]any{}}
 		qreply(w, 200, true)
 	case http.MethodDelete:
 		m.deletes = append(m.deletes, r.URL.Path)
@@ -194,6 +216,28 @@ func (m *Qdrant) collection(w http.ResponseWriter, r *http.Request, name string)
 	default:
 		qerror(w, 405, "Method Not Allowed")
 	}
+}
+
+// pointID is a point id as a path segment names it: an integer as is, a
+// UUID without its JSON quotes.
+func pointID(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// Payload is the payload of a point, and whether the point exists.
+func (m *Qdrant) Payload(collection, id string) (map[string]any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.collections[collection]
+	if !ok {
+		return nil, false
+	}
+	p, ok := c.points[id]
+	return p, ok
 }
 
 func itoa(n int) string {

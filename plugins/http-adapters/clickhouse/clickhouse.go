@@ -39,9 +39,10 @@ type ClickHouse struct {
 // New returns the adapter. It connects to nothing until a call needs it.
 func New() *ClickHouse { return &ClickHouse{http: httpx.New()} }
 
-// Describe says who the adapter is: clickhouse, unable to clone.
+// Describe says who the adapter is: clickhouse, unable to clone, claiming
+// its slices.
 func (*ClickHouse) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Clone: false}, nil
+	return &sdk.DescribeResponse{Name: Name, Clone: false, Claims: true}, nil
 }
 
 // slice is one call's target, checked.
@@ -95,7 +96,11 @@ func target(t *sdk.Target) (*slice, error) {
 	return &slice{ep: ep, engine: engine, db: names.MySQL(t.Slice)}, nil
 }
 
-// Provision creates the database, reporting whether it existed.
+// Provision creates the database, reporting whether it existed. It
+// records the caller's owner claim before it creates the database, so the
+// database never exists unclaimed; an existing database claimed by
+// another owner is refused with code conflict, and one claimed by nobody
+// is adopted.
 func (c *ClickHouse) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision clickhouse slice %q", req.Slice)
 	s, err := target(&req.Target)
@@ -106,7 +111,20 @@ func (c *ClickHouse) Provision(ctx context.Context, req *sdk.ProvisionRequest) (
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
-	if !existed {
+	if existed {
+		claim, err := c.checkClaim(ctx, s, &req.Target)
+		if err != nil {
+			return nil, httpx.Fail(op, req.AdminURL, err, hints)
+		}
+		if claim == "" {
+			if err := c.writeClaim(ctx, s, &req.Target); err != nil {
+				return nil, httpx.Fail(op, req.AdminURL, err, hints)
+			}
+		}
+	} else {
+		if err := c.writeClaim(ctx, s, &req.Target); err != nil {
+			return nil, httpx.Fail(op, req.AdminURL, err, hints)
+		}
 		stmt := "CREATE DATABASE IF NOT EXISTS " + quoteIdent(s.db)
 		if s.engine != "" {
 			stmt += " ENGINE = " + s.engine
@@ -119,7 +137,7 @@ func (c *ClickHouse) Provision(ctx context.Context, req *sdk.ProvisionRequest) (
 }
 
 // Resolve answers the admin URL with database=<name>. It fails with code
-// conflict when the database is gone.
+// conflict when the database is gone or another owner claimed it.
 func (c *ClickHouse) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve clickhouse slice %q", req.Slice)
 	s, err := target(&req.Target)
@@ -132,6 +150,9 @@ func (c *ClickHouse) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk
 	}
 	if !ok {
 		return nil, httpx.Fail(op, req.AdminURL, sdk.Errorf(sdk.CodeConflict, "database %s does not exist; provision the slice first (binky up does)", s.db), hints)
+	}
+	if _, err := c.checkClaim(ctx, s, &req.Target); err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
 	return &sdk.ResolveResponse{Address: sliceURL(req.AdminURL, s.db), Values: map[string]string{"database": s.db}}, nil
 }
@@ -154,15 +175,31 @@ func (*ClickHouse) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneRe
 	return nil, sdk.Errorf(sdk.CodeUnsupported, "clone clickhouse slice %q from %q: the clickhouse adapter does not clone (a copy is INSERT … SELECT per table, O(rows)); build the slice with provision, migrate and seed", req.Slice, req.Source)
 }
 
-// Destroy drops the database. A slice already gone is fine.
+// Destroy drops the database, then its owner claim. A database another
+// owner claimed is refused with code conflict and left untouched; a slice
+// already gone is fine (a claim another owner left for a database that is
+// gone is left alone: the next provision of the name replaces it).
 func (c *ClickHouse) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy clickhouse slice %q", req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
+	ok, err := c.exists(ctx, s)
+	if err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	if _, err := c.checkClaim(ctx, s, &req.Target); err != nil {
+		if !ok && sdk.CodeOf(err) == sdk.CodeConflict {
+			return &sdk.DestroyResponse{}, nil
+		}
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
 	if _, err := c.exec(ctx, s.ep, "DROP DATABASE IF EXISTS "+quoteIdent(s.db)); err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, fmt.Errorf("drop database %s: %w", s.db, err), hints)
+	}
+	if err := c.dropClaim(ctx, s); err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
 	return &sdk.DestroyResponse{}, nil
 }
@@ -225,17 +262,26 @@ func serverError(st *httpx.StatusError) error {
 			msg = msg[:j]
 		}
 	}
-	text := fmt.Sprintf("HTTP %d: %s", st.Status, msg)
+	e := &chError{code: code, text: fmt.Sprintf("HTTP %d: %s", st.Status, msg)}
 	switch code {
 	case 192, 193, 194, 195, 516, 497, 164, 291: // unknown user, wrong password, required password, IP not allowed, auth failed, access denied, readonly, database access denied
-		return httpx.WithCode(sdk.CodeAuth, errors.New(text))
+		return httpx.WithCode(sdk.CodeAuth, e)
 	case 62, 36, 60, 81, 115, 117, 336: // syntax error, bad arguments, unknown table, unknown database, unknown setting, incorrect data, unknown database engine
-		return httpx.WithCode(sdk.CodeInvalid, errors.New(text))
+		return httpx.WithCode(sdk.CodeInvalid, e)
 	case 82: // database already exists
-		return httpx.WithCode(sdk.CodeConflict, errors.New(text))
+		return httpx.WithCode(sdk.CodeConflict, e)
 	}
-	return httpx.WithCode(httpx.Classify(st), errors.New(text))
+	return httpx.WithCode(httpx.Classify(st), e)
 }
+
+// chError is a ClickHouse exception: its code (-1 when the reply named
+// none) and its text for people.
+type chError struct {
+	code int
+	text string
+}
+
+func (e *chError) Error() string { return e.text }
 
 var reCode = regexp.MustCompile(`^Code: ([0-9]+)`)
 

@@ -12,6 +12,17 @@
 // credentials: users are defined in the server's users.xml on the
 // versions this supports, not over SQL.
 //
+// Owner claims: ClickHouse 18.16 has no database comment, so the claim of
+// database <db> is a view _binky_owners.<db> (AS SELECT '<claim>' AS
+// claim), made in one statement in the database _binky_owners, which no
+// slice name maps to. provision records it before it creates the
+// database, adopts a database that has none, and refuses with code
+// conflict, like resolve and destroy, a database another owner claimed;
+// destroy drops the database, then its claim. The slice is reached with
+// the admin URL's credentials, so nothing fences the claim from the
+// application; it lives outside the slice's database, where the
+// application's own tables (and a reset that drops them) do not reach.
+//
 // Only statements ClickHouse 18.16 already parses are used (no SHOW
 // DATABASES LIKE, no EXISTS DATABASE): the adapter supports ClickHouse
 // 18.16 and later; it is tested against 18.16.1 (Debian 12's package).

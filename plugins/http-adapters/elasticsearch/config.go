@@ -118,6 +118,8 @@ func checkIndexName(prefix, name string) error {
 	switch {
 	case name == "":
 		return sdk.Errorf(sdk.CodeInvalid, "config %s has an empty index name", KeyIndices)
+	case name == MarkerIndex:
+		return sdk.Errorf(sdk.CodeInvalid, "config %s: index name %q is the adapter's own (it holds the slice's owner claim); choose another", KeyIndices, name)
 	case len(full) > 255:
 		return sdk.Errorf(sdk.CodeInvalid, "config %s: index %q is %d bytes with the prefix; Elasticsearch allows 255", KeyIndices, name, len(full))
 	case strings.ToLower(name) != name:

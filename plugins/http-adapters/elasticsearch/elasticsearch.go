@@ -32,9 +32,9 @@ type Elasticsearch struct {
 func New() *Elasticsearch { return &Elasticsearch{http: httpx.New()} }
 
 // Describe says who the adapter is: elasticsearch (alias opensearch),
-// unable to clone.
+// unable to clone, claiming its slices.
 func (*Elasticsearch) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"opensearch"}, Clone: false}, nil
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"opensearch"}, Clone: false, Claims: true}, nil
 }
 
 type slice struct {
@@ -62,20 +62,36 @@ func target(t *sdk.Target) (*slice, error) {
 	return &slice{ep: ep, prefix: prefix, indices: ix}, nil
 }
 
-// Provision creates each configured index that is missing. It reports
-// whether all of them existed; with none configured it does not tell, and
-// checks only that the server answers.
+// Provision records the caller's owner claim in the marker index, then
+// creates each configured index that is missing. A slice (any index under
+// the prefix) claimed by another owner is refused with code conflict; one
+// claimed by nobody is adopted. It reports whether all configured indices
+// existed; with none configured, whether any index was under the prefix,
+// or, for a caller with no owner (which makes no marker), nothing.
 func (e *Elasticsearch) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision %s slice %q", adapterName(req.Adapter), req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
-	if len(s.indices) == 0 {
-		if _, err := e.list(ctx, s); err != nil {
+	listed, err := e.list(ctx, s)
+	if err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	claim, found, err := e.checkClaim(ctx, s, &req.Target)
+	if err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	if claim == "" {
+		if err := e.claim(ctx, s, &req.Target, found); err != nil {
 			return nil, httpx.Fail(op, req.AdminURL, err, hints)
 		}
-		return &sdk.ProvisionResponse{}, nil
+	}
+	if len(s.indices) == 0 {
+		if req.Owner == "" {
+			return &sdk.ProvisionResponse{}, nil
+		}
+		return sdk.Provisioned(len(listed) > 0), nil
 	}
 	all := true
 	for _, ix := range s.indices {
@@ -103,11 +119,15 @@ func (e *Elasticsearch) Provision(ctx context.Context, req *sdk.ProvisionRequest
 }
 
 // Resolve answers the admin URL and values.prefix. It fails with code
-// conflict when a configured index is gone.
+// conflict when another owner claimed the slice or a configured index is
+// gone.
 func (e *Elasticsearch) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve %s slice %q", adapterName(req.Adapter), req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	if _, _, err := e.checkClaim(ctx, s, &req.Target); err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
 	for _, ix := range s.indices {
@@ -137,11 +157,17 @@ func (*Elasticsearch) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.Clon
 }
 
 // Destroy deletes every index under the prefix, each by its concrete name
-// after listing them; never a wildcard. A slice already gone is fine.
+// after listing them; never a wildcard. The marker index goes last, so a
+// destroy that fails midway leaves the slice claimed. A slice another
+// owner claimed is refused with code conflict before anything is deleted;
+// a slice already gone is fine.
 func (e *Elasticsearch) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy %s slice %q", adapterName(req.Adapter), req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	if _, _, err := e.checkClaim(ctx, s, &req.Target); err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
 	listed, err := e.list(ctx, s)
@@ -152,12 +178,30 @@ func (e *Elasticsearch) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, httpx.WithCode(sdk.CodeConflict, err), hints)
 	}
+	doomed = markerLast(doomed, s.marker())
 	for _, name := range doomed {
 		if _, err := e.http.Call(ctx, s.ep, httpx.Request{Method: http.MethodDelete, URL: s.ep.URL(nil, name)}, nil, http.StatusNotFound); err != nil {
 			return nil, httpx.Fail(op, req.AdminURL, fmt.Errorf("delete index %s: %w", name, err), hints)
 		}
 	}
 	return &sdk.DestroyResponse{}, nil
+}
+
+// markerLast is names with marker, when among them, moved to the end.
+func markerLast(names []string, marker string) []string {
+	out := make([]string, 0, len(names))
+	has := false
+	for _, n := range names {
+		if n == marker {
+			has = true
+			continue
+		}
+		out = append(out, n)
+	}
+	if has {
+		out = append(out, marker)
+	}
+	return out
 }
 
 // list returns the names of the indices under the prefix, open, closed

@@ -58,6 +58,9 @@ func parseCollection(prefix, name string, spec any) (collection, error) {
 	if name == "" || len(full) > 255 || strings.ContainsAny(name, "/\\*?,:<>|\"\x00\t\r\n ") || strings.HasPrefix(name, ".") {
 		return c, sdk.Errorf(sdk.CodeInvalid, "config %s: %q is not a collection name (1 to %d bytes, none of / \\ * ? , : < > | \" or whitespace)", KeyCollections, clip(name), 255-len(prefix))
 	}
+	if name == MarkerCollection {
+		return c, sdk.Errorf(sdk.CodeInvalid, "config %s: collection name %q is the adapter's own (it holds the slice's owner claim); choose another", KeyCollections, name)
+	}
 	m, ok := spec.(map[string]any)
 	if !ok {
 		return c, sdk.Errorf(sdk.CodeInvalid, "config %s.%s must be a table { size, distance }; got %T", KeyCollections, name, spec)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/binkyhq/binky/plugins/http-adapters/internal/httpx"
@@ -30,9 +31,10 @@ type Qdrant struct {
 // New returns the adapter. It connects to nothing until a call needs it.
 func New() *Qdrant { return &Qdrant{http: httpx.New()} }
 
-// Describe says who the adapter is: qdrant, unable to clone.
+// Describe says who the adapter is: qdrant, unable to clone, claiming its
+// slices.
 func (*Qdrant) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Clone: false}, nil
+	return &sdk.DescribeResponse{Name: Name, Clone: false, Claims: true}, nil
 }
 
 type slice struct {
@@ -58,9 +60,13 @@ func target(t *sdk.Target) (*slice, error) {
 	return &slice{ep: ep, prefix: prefix, collections: cs}, nil
 }
 
-// Provision creates each configured collection that is missing, reporting
-// whether all existed; with none configured it does not tell, and checks
-// only that the server answers.
+// Provision records the caller's owner claim in the marker collection,
+// then creates each configured collection that is missing. A slice (any
+// collection under the prefix) claimed by another owner is refused with
+// code conflict; one claimed by nobody is adopted. It reports whether all
+// configured collections existed; with none configured, whether any
+// collection was under the prefix, or, for a caller with no owner (which
+// makes no marker), nothing.
 func (q *Qdrant) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision qdrant slice %q", req.Slice)
 	s, err := target(&req.Target)
@@ -71,8 +77,21 @@ func (q *Qdrant) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
+	anyHad := len(owned(s.prefix, have)) > 0
+	claim, err := q.checkClaim(ctx, s, &req.Target)
+	if err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	if claim == "" {
+		if err := q.claim(ctx, s, &req.Target, have); err != nil {
+			return nil, httpx.Fail(op, req.AdminURL, err, hints)
+		}
+	}
 	if len(s.collections) == 0 {
-		return &sdk.ProvisionResponse{}, nil
+		if req.Owner == "" {
+			return &sdk.ProvisionResponse{}, nil
+		}
+		return sdk.Provisioned(anyHad), nil
 	}
 	all := true
 	for _, c := range s.collections {
@@ -92,11 +111,15 @@ func (q *Qdrant) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk
 }
 
 // Resolve answers the admin URL and values.prefix. It fails with code
-// conflict when a configured collection is gone.
+// conflict when another owner claimed the slice or a configured collection
+// is gone.
 func (q *Qdrant) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve qdrant slice %q", req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	if _, err := q.checkClaim(ctx, s, &req.Target); err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
 	if len(s.collections) > 0 {
@@ -121,18 +144,23 @@ func (*Qdrant) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneRespon
 }
 
 // Destroy deletes every collection whose name starts with the prefix, by
-// name. A slice already gone is fine.
+// name, the marker collection last, so a destroy that fails midway leaves
+// the slice claimed. A slice another owner claimed is refused with code
+// conflict before anything is deleted; a slice already gone is fine.
 func (q *Qdrant) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy qdrant slice %q", req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
+	if _, err := q.checkClaim(ctx, s, &req.Target); err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
 	have, err := q.list(ctx, s)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
-	for _, name := range owned(s.prefix, have) {
+	for _, name := range markerLast(owned(s.prefix, have), s.marker()) {
 		if _, err := q.http.Call(ctx, s.ep, httpx.Request{Method: http.MethodDelete, URL: s.ep.URL(nil, "collections", name)}, nil, http.StatusNotFound); err != nil {
 			return nil, httpx.Fail(op, req.AdminURL, fmt.Errorf("delete collection %s: %w", name, err), hints)
 		}
@@ -151,6 +179,25 @@ func owned(prefix string, have map[string]bool) []string {
 		if strings.HasPrefix(n, prefix) && len(n) > len(prefix) {
 			out = append(out, n)
 		}
+	}
+	return out
+}
+
+// markerLast is names, sorted, with marker, when among them, moved to the
+// end.
+func markerLast(names []string, marker string) []string {
+	out := make([]string, 0, len(names))
+	has := false
+	for _, n := range names {
+		if n == marker {
+			has = true
+			continue
+		}
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	if has {
+		out = append(out, marker)
 	}
 	return out
 }

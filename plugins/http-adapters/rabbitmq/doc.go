@@ -18,4 +18,14 @@
 // config, default 5672; host from config amqp_host, default the admin
 // URL's) and values vhost and user. destroy deletes the vhost and, with
 // user = "per-slice", its user. clone is not offered.
+//
+// Owner claims: the vhost's description is the owner claim (PUT
+// /api/vhosts/<v> with description; without an owner it is "binky slice
+// <slice>"). provision refuses with code conflict, like resolve and
+// destroy, a vhost another owner claimed, before anything is touched, and
+// adopts a vhost with no claim in its description by rewriting the
+// description (its tags are sent back and kept), which needs RabbitMQ 3.9
+// or later; it reads the vhost back and refuses when the claim did not
+// stick. Only administrators can change a vhost's description; the
+// per-slice users have no tags and cannot reach the management API.
 package rabbitmq

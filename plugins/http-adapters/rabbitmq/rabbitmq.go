@@ -29,9 +29,10 @@ type RabbitMQ struct {
 // New returns the adapter. It connects to nothing until a call needs it.
 func New() *RabbitMQ { return &RabbitMQ{http: httpx.New()} }
 
-// Describe says who the adapter is: rabbitmq, unable to clone.
+// Describe says who the adapter is: rabbitmq, unable to clone, claiming
+// its slices.
 func (*RabbitMQ) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Clone: false}, nil
+	return &sdk.DescribeResponse{Name: Name, Clone: false, Claims: true}, nil
 }
 
 // slice is one call's target, checked.
@@ -70,28 +71,39 @@ func (s *slice) user() string {
 	return s.cfg.user
 }
 
-// Provision creates the vhost and grants the slice's user full permissions
-// on it (creating that user first with user = "per-slice"). It reports
-// whether the vhost existed.
+// Provision creates the vhost, with the caller's owner claim as its
+// description, and grants the slice's user full permissions on it
+// (creating that user first with user = "per-slice"). A vhost another
+// owner claimed is refused with code conflict before anything is touched;
+// one claimed by nobody is adopted: its description becomes the claim. It
+// reports whether the vhost existed.
 func (r *RabbitMQ) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision rabbitmq slice %q", req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
-	existed, err := r.vhostExists(ctx, s)
+	v, err := r.lookup(ctx, s)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	existed := v != nil
+	if existed {
+		if err := req.CheckClaim(s.what(), v.Description); err != nil {
+			return nil, httpx.Fail(op, req.AdminURL, err, hints)
+		}
 	}
 	if s.cfg.user != "" && s.cfg.user != PerSlice {
 		if err := r.checkNamedUser(ctx, s); err != nil { // before anything is made
 			return nil, httpx.Fail(op, req.AdminURL, err, hints)
 		}
 	}
-	if !existed {
-		if _, err := r.http.Call(ctx, s.ep, httpx.Request{Method: http.MethodPut, URL: s.ep.URL(nil, "api", "vhosts", s.vhost),
-			JSON: map[string]any{"description": "binky slice " + req.Slice}}, nil); err != nil {
-			return nil, httpx.Fail(op, req.AdminURL, fmt.Errorf("create vhost %q: %w", s.vhost, err), hints)
+	// A new vhost is made with the claim; an existing one the checks above
+	// let through is adopted (no claim yet) or carries this owner's claim,
+	// rewritten when its label changed.
+	if !existed || req.Owner != "" && v.Description != req.Claim() {
+		if err := r.putVhost(ctx, s, &req.Target, v); err != nil {
+			return nil, httpx.Fail(op, req.AdminURL, err, hints)
 		}
 	}
 	pw, err := r.grant(ctx, s)
@@ -103,19 +115,22 @@ func (r *RabbitMQ) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*s
 
 // Resolve answers the vhost's amqp:// address for the slice's user,
 // re-granting on the way so a server that lost the user heals. It fails
-// with code conflict when the vhost is gone.
+// with code conflict when the vhost is gone or another owner claimed it.
 func (r *RabbitMQ) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve rabbitmq slice %q", req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
-	ok, err := r.vhostExists(ctx, s)
+	v, err := r.lookup(ctx, s)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
-	if !ok {
+	if v == nil {
 		return nil, httpx.Fail(op, req.AdminURL, sdk.Errorf(sdk.CodeConflict, "vhost %q does not exist; provision the slice first (binky up does)", s.vhost), hints)
+	}
+	if err := req.CheckClaim(s.what(), v.Description); err != nil {
+		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
 	pw, err := r.grant(ctx, s)
 	if err != nil {
@@ -138,13 +153,25 @@ func (*RabbitMQ) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneResp
 }
 
 // Destroy deletes the vhost (its queues, exchanges and messages with it)
-// and, with user = "per-slice", the slice's user. A slice already gone is
-// fine.
+// and, with user = "per-slice", the slice's user. A vhost another owner
+// claimed is refused with code conflict, and neither it nor the user is
+// touched; a slice already gone is fine.
 func (r *RabbitMQ) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy rabbitmq slice %q", req.Slice)
 	s, err := target(&req.Target)
 	if err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
+	}
+	if req.Owner != "" {
+		v, err := r.lookup(ctx, s)
+		if err != nil {
+			return nil, httpx.Fail(op, req.AdminURL, err, hints)
+		}
+		if v != nil {
+			if err := req.CheckClaim(s.what(), v.Description); err != nil {
+				return nil, httpx.Fail(op, req.AdminURL, err, hints)
+			}
+		}
 	}
 	if _, err := r.http.Call(ctx, s.ep, httpx.Request{Method: http.MethodDelete, URL: s.ep.URL(nil, "api", "vhosts", s.vhost)}, nil, http.StatusNotFound); err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, fmt.Errorf("delete vhost %q: %w", s.vhost, err), hints)
@@ -155,14 +182,6 @@ func (r *RabbitMQ) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.D
 		}
 	}
 	return &sdk.DestroyResponse{}, nil
-}
-
-func (r *RabbitMQ) vhostExists(ctx context.Context, s *slice) (bool, error) {
-	resp, err := r.http.Call(ctx, s.ep, httpx.Request{Method: http.MethodGet, URL: s.ep.URL(nil, "api", "vhosts", s.vhost)}, nil, http.StatusNotFound)
-	if err != nil {
-		return false, fmt.Errorf("look up vhost %q: %w", s.vhost, err)
-	}
-	return resp.Status != http.StatusNotFound, nil
 }
 
 // grant sets the per-slice user (when configured) and the slice user's

@@ -3,6 +3,7 @@ package kafkaadapter
 import (
 	"crypto/tls"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,15 @@ type server struct {
 	cl    *cluster
 	kgo   *kgo.Client
 	admin *kadm.Client
+	opts  []kgo.Opt // how kgo was made: brokers, TLS and SASL
+}
+
+// client is a new client of the admin URL's cluster, with kgo's options
+// and extra; the caller closes it. The claim's marker topic is written and
+// read with one, so the long-lived admin client never produces or
+// consumes, and never keeps a marker topic's metadata after it is deleted.
+func (s *server) client(extra ...kgo.Opt) (*kgo.Client, error) {
+	return kgo.NewClient(append(slices.Clip(s.opts), extra...)...)
 }
 
 // server returns the admin client of an admin URL, creating it on first
@@ -40,6 +50,9 @@ func (a *Kafka) server(raw string) (*server, error) {
 		kgo.RequestRetries(2),
 		kgo.RetryTimeout(10 * time.Second),
 		kgo.MetadataMinAge(time.Second),
+		// The one record the adapter produces (a claim) needs no
+		// idempotence, nor the ACL it takes on some clusters.
+		kgo.DisableIdempotentWrite(),
 	}
 	if cl.tls {
 		opts = append(opts, kgo.DialTLSConfig(&tls.Config{MinVersion: tls.VersionTLS12}))
@@ -56,7 +69,7 @@ func (a *Kafka) server(raw string) (*server, error) {
 	if err != nil {
 		return nil, invalid(raw, "admin_url: %v", err)
 	}
-	s := &server{cl: cl, kgo: k, admin: kadm.NewClient(k)}
+	s := &server{cl: cl, kgo: k, admin: kadm.NewClient(k), opts: opts}
 	a.servers[raw] = s
 	return s, nil
 }

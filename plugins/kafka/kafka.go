@@ -29,9 +29,9 @@ type Kafka struct {
 func New() *Kafka { return &Kafka{servers: map[string]*server{}} }
 
 // Describe says who the adapter is: kafka (alias redpanda), unable to
-// clone.
+// clone, recording each slice's owner (see claimTopic).
 func (*Kafka) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"redpanda"}, Clone: false}, nil
+	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"redpanda"}, Clone: false, Claims: true}, nil
 }
 
 // slice is one call's target, checked.
@@ -79,9 +79,11 @@ func (s *slice) topics(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// Provision creates the configured topics under the slice's prefix. With
-// topics configured it reports whether every one existed already; with
-// none it checks that the cluster answers and does not tell.
+// Provision claims the slice's prefix for the request's owner — refusing
+// a prefix another owner claimed, recording the owner's claim on one that
+// has none — then creates the configured topics under it. With topics
+// configured it reports whether every one existed already; with none it
+// checks that the cluster answers and does not tell.
 func (a *Kafka) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision kafka slice %q", req.Slice)
 	s, err := a.target(&req.Target)
@@ -90,6 +92,9 @@ func (a *Kafka) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.
 	}
 	have, err := s.topics(ctx)
 	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := s.claim(ctx, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	if len(s.cfg.topics) == 0 {
@@ -140,11 +145,15 @@ func contains(sorted []string, s string) bool {
 }
 
 // Resolve answers the admin URL (the bootstrap brokers) and values prefix
-// and bootstrap. It connects to nothing.
-func (a *Kafka) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+// and bootstrap, once it has checked that no other owner claimed the
+// prefix. With no owner it connects to nothing.
+func (a *Kafka) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve kafka slice %q", req.Slice)
 	s, err := a.target(&req.Target)
 	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := s.checkClaim(ctx, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.ResolveResponse{
@@ -159,12 +168,16 @@ func (*Kafka) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneRespons
 	return nil, sdk.Errorf(sdk.CodeUnsupported, "clone kafka slice %q from %q: the kafka adapter does not clone (copying topics means re-producing every record); build the slice with provision, migrate and seed", req.Slice, req.Source)
 }
 
-// Destroy deletes every topic under the slice's prefix, and nothing else.
-// A slice with no topics left is fine.
+// Destroy deletes every topic under the slice's prefix, then the prefix's
+// claim topic, and nothing else; when another owner claimed the prefix it
+// deletes nothing. A slice with no topics left is fine.
 func (a *Kafka) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy kafka slice %q", req.Slice)
 	s, err := a.target(&req.Target)
 	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := s.checkClaim(ctx, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	topics, err := s.topics(ctx)
@@ -172,6 +185,11 @@ func (a *Kafka) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 		return nil, fail(op, req.AdminURL, err)
 	}
 	if err := deleteUnder(ctx, s, topics); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	// The claim goes last: a destroy that fails half-way leaves the
+	// remaining topics claimed.
+	if err := s.dropClaim(ctx); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.DestroyResponse{}, nil

@@ -18,6 +18,11 @@ import (
 // database needs MongoDB 4.4). The target is dropped first. A server that
 // cannot answers code unsupported: older MongoDB, FerretDB, or any server
 // refusing $out.
+//
+// Both databases' claims are checked first: another owner's source is
+// never read and another owner's target never dropped. The source's claim
+// collection is not copied; the target gets the request's owner's claim
+// as soon as it is dropped, before any data lands in it.
 func (m *Mongo) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
 	op := fmt.Sprintf("clone mongodb slice %q from %q", req.Slice, req.Source)
 	s, db, err := m.target(&req.Target, req.Source)
@@ -25,18 +30,26 @@ func (m *Mongo) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 		return nil, fail(op, req.AdminURL, err)
 	}
 	src := req.Source // names.Postgres is the identity on slice names
+	for _, d := range []string{src, db} {
+		if err := s.checkClaim(ctx, d, &req.Target); err != nil {
+			return nil, fail(op, req.AdminURL, err)
+		}
+	}
 	if err := canOut(ctx, s.client); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	if err := s.client.Database(db).Drop(ctx); err != nil {
 		return nil, fail(op, req.AdminURL, fmt.Errorf("drop target database %q: %w", db, err))
 	}
+	if err := s.claim(ctx, db, &req.Target); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
 	colls, err := s.client.Database(src).ListCollectionSpecifications(ctx, bson.D{{Key: "type", Value: "collection"}})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, fmt.Errorf("list the collections of %q: %w", src, err))
 	}
 	for _, c := range colls {
-		if strings.HasPrefix(c.Name, "system.") {
+		if strings.HasPrefix(c.Name, "system.") || c.Name == ownerColl {
 			continue
 		}
 		if err := copyCollection(ctx, s.client, src, db, c.Name); err != nil {

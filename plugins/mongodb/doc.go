@@ -15,4 +15,15 @@
 // newer. Where the server cannot — older MongoDB, or FerretDB, which has
 // no $out — Clone answers code "unsupported", and binky falls back to
 // provision, migrate and seed.
+//
+// The adapter claims slices (describe says claims:true): the owner's claim
+// (sdk.Target.Claim) is the one document {_id: "owner", claim: "..."} of
+// the collection _binky_owner in the slice's database. provision records
+// it, making the database, or adopting one that has no claim; provision,
+// resolve, destroy and clone (of its source and its target) refuse a
+// database another owner claimed with code conflict, touching nothing.
+// The claim goes with the database when it is dropped, and clone never
+// copies it: the target gets the cloning owner's. MongoDB has no comment
+// on a database to hold it, and the slice's application uses the admin
+// credentials, so it can see (and could drop) the collection.
 package mongoadapter

@@ -36,9 +36,10 @@ type server struct {
 func New() *Mongo { return &Mongo{servers: map[string]*server{}} }
 
 // Describe says who the adapter is: mongodb, able to clone where the server
-// has $out into another database (MongoDB 4.4+).
+// has $out into another database (MongoDB 4.4+), recording each slice's
+// owner (see ownerColl).
 func (*Mongo) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	return &sdk.DescribeResponse{Name: Name, Clone: true}, nil
+	return &sdk.DescribeResponse{Name: Name, Clone: true, Claims: true}, nil
 }
 
 func (m *Mongo) server(raw string) (*server, error) {
@@ -88,35 +89,50 @@ func (m *Mongo) target(t *sdk.Target, source string) (*server, string, error) {
 }
 
 // Provision checks that the server answers and lets the credentials list
-// databases. MongoDB makes the database on its first write.
+// databases, then claims the slice's database for the request's owner:
+// it refuses a database another owner claimed, and records the owner's
+// claim on one that has none, which makes the database (MongoDB makes a
+// database on its first write). With no owner it records nothing, and the
+// database waits for the application's first write.
 func (m *Mongo) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
 	op := fmt.Sprintf("provision mongodb slice %q", req.Slice)
-	s, _, err := m.target(&req.Target, "")
+	s, db, err := m.target(&req.Target, "")
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	if _, err := s.client.ListDatabaseNames(ctx, bson.D{}); err != nil {
 		return nil, fail(op, req.AdminURL, fmt.Errorf("list databases: %w", err))
 	}
+	if err := s.claim(ctx, db, &req.Target); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
 	return &sdk.ProvisionResponse{}, nil
 }
 
 // Resolve answers the admin URL naming the slice's database, and value
-// "database". It connects to nothing.
-func (m *Mongo) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+// "database", once it has checked that no other owner claimed the
+// database. With no owner it connects to nothing.
+func (m *Mongo) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve mongodb slice %q", req.Slice)
 	s, db, err := m.target(&req.Target, "")
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
+	if err := s.checkClaim(ctx, db, &req.Target); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
 	return &sdk.ResolveResponse{Address: s.admin.sliceURL(db), Values: map[string]string{"database": db}}, nil
 }
 
-// Destroy drops the slice's database. A database that is gone is fine.
+// Destroy drops the slice's database, claim and all, unless another owner
+// claimed it: then it touches nothing. A database that is gone is fine.
 func (m *Mongo) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy mongodb slice %q", req.Slice)
 	s, db, err := m.target(&req.Target, "")
 	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := s.checkClaim(ctx, db, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	if err := s.client.Database(db).Drop(ctx); err != nil {

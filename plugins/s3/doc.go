@@ -15,4 +15,13 @@
 // Slices share the admin credentials: the fence is the bucket name only.
 // config credentials = "per-slice" (a key limited to the bucket) is not
 // implemented and is refused with code invalid.
+//
+// The adapter claims slices (describe says claims:true): the owner's claim
+// (sdk.Target.Claim) is the bucket's tag binky-owner, set beside its other
+// tags. provision records it on a bucket it makes or one that has none
+// (adoption); provision, resolve and destroy refuse a bucket another owner
+// claimed with code conflict, touching nothing; the claim goes with the
+// bucket. On a server without bucket tagging (NotImplemented) the claim is
+// the object .binky-owner in the bucket instead, which the application
+// sees in listings and could overwrite.
 package s3adapter

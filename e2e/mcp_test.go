@@ -376,12 +376,12 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 	t.Helper()
 	want := map[string]struct{ props, required string }{
 		"up":     {"branch,repo", ""},
-		"down":   {"repo,worktree", "worktree"},
-		"status": {"repo,worktree", ""},
-		"env":    {"repo,worktree", "worktree"},
-		"verify": {"repo,worktree", "worktree"},
-		"logs":   {"grep,lines,repo,service,worktree", ""},
-		"reset":  {"repo,service,worktree", "worktree"},
+		"down":   {"project,repo,worktree", "worktree"},
+		"status": {"project,repo,worktree", ""},
+		"env":    {"project,repo,worktree", "worktree"},
+		"verify": {"project,repo,worktree", "worktree"},
+		"logs":   {"grep,lines,project,repo,service,worktree", ""},
+		"reset":  {"project,repo,service,worktree", "worktree"},
 	}
 	var names []string
 	for _, tool := range tools {

@@ -32,10 +32,21 @@ func (c *daemonStartCmd) Run(g *globals) error {
 	return nil
 }
 
-type daemonStopCmd struct{}
+type daemonStopCmd struct {
+	// wait bounds how long stop waits for the daemon to exit (tests);
+	// ctl.StopWait when zero.
+	wait time.Duration `kong:"-"`
+}
 
+// Run says "daemon stopped" only once the daemon has exited: its socket no
+// longer answers and its lock on daemon.pid is released. A daemon that has
+// not exited within the wait is an error naming its pid (exit status 1).
 func (c *daemonStopCmd) Run(g *globals) error {
-	was, err := ctl.Stop(g.ctx, g.home)
+	wait := c.wait
+	if wait <= 0 {
+		wait = ctl.StopWait
+	}
+	was, err := ctl.StopWithin(g.ctx, g.home, wait)
 	if err != nil {
 		return err
 	}

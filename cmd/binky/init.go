@@ -12,6 +12,7 @@ import (
 
 	"github.com/binkyhq/binky/host/compose"
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/safefile"
 )
 
 // initCmd writes a first binky.toml from the directory's docker-compose
@@ -98,6 +99,11 @@ func printSummary(w io.Writer, sum compose.Summary) {
 
 // writeNew writes data to path, refusing to replace a file unless force.
 func writeNew(path string, data []byte, force bool) error {
+	// Opening a FIFO for writing would block; a device or directory is
+	// no place for a config.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is a %s, not a regular file", path, safefile.Kind(st.Mode()))
+	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC

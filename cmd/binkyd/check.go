@@ -17,9 +17,11 @@ import (
 )
 
 // checkCmd validates a binky.toml and flags footguns. Exit status: 0 when
-// there are no errors (warnings allowed), 1 with errors, 2 when the file
-// cannot be read, is too large or too deeply nested, or is not TOML, or
-// when a signal interrupts the check.
+// there are no errors (warnings allowed), 1 with errors (an env_file that
+// is not a regular file, is too large or does not parse is one), 2 when
+// the file cannot be read (a FIFO, device or directory is not read), is
+// too large or too deeply nested, or is not TOML, or when a signal
+// interrupts the check.
 type checkCmd struct {
 	cli.Check
 
@@ -78,12 +80,13 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return &exitError{Code: 2, Err: fmt.Errorf("check: %w", err)}
 	}
-	if src, rerr := os.ReadFile(path); rerr == nil && cfg != nil {
+	if src, rerr := config.ReadFile(path); rerr == nil && cfg != nil {
 		var known []string
 		if c.known != nil {
 			known = c.known(ctx)
 		}
 		ds = append(ds, config.CheckAdapterNames(path, string(src), cfg, known)...)
+		ds = append(ds, config.CheckEnvFiles(path, filepath.Dir(path), cfg)...)
 		ds = append(ds, warm.Check(ctx, path, path, cfg)...)
 		slices.SortStableFunc(ds, func(a, b config.Diagnostic) int { return a.Line - b.Line })
 	}

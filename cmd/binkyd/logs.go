@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/binkyhq/binky/cmd/internal/cli"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/logview"
 	"github.com/binkyhq/binky/host/redact"
@@ -23,16 +24,32 @@ import (
 
 type logsCmd struct{ cli.Logs }
 
-func (c *logsCmd) Run(g *globals) error {
+// statusCaller is what logs asks of the daemon.
+type statusCaller interface {
+	Call(ctx context.Context, op string, args any, h api.Handlers, out any) error
+}
+
+// logsDaemon reaches home's daemon, starting it when none runs; a seam for
+// tests.
+var logsDaemon = func(g *globals) (statusCaller, error) {
 	cl, err := g.client()
+	if err != nil {
+		return nil, err
+	}
+	return cl, nil
+}
+
+func (c *logsCmd) Run(g *globals) error {
+	return c.run(g, os.Stdout, os.Stderr)
+}
+
+// run is Run writing to stdout, and to stderr a note when it had to read
+// the registry itself (see logs_readonly.go).
+func (c *logsCmd) run(g *globals, stdout, stderr io.Writer) error {
+	w, view, err := c.world(g, stderr)
 	if err != nil {
 		return err
 	}
-	var res api.StatusResult
-	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project), Here: c.Worktree == ""}, api.Handlers{}, &res); err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("logs: %w", err)}
-	}
-	w := res.Worlds[0]
 	dir := logview.Dir(g.home, w.Project, w.Worktree)
 	var services []string
 	// [worktree] setup logs as the "setup" service (docs/warm.md).
@@ -63,13 +80,16 @@ func (c *logsCmd) Run(g *globals) error {
 		}
 		sort.Strings(services)
 	}
-	red, err := logRedactor(g.ctx, g.home)
+	red, degraded, err := redactorFor(g.ctx, g.home, view)
 	if err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("logs: %w", err)}
 	}
+	if degraded != nil {
+		fmt.Fprintf(stderr, "binky: logs: the registry cannot be written (%v); read it read-only to redact\n", degraded)
+	}
 	prefix := len(services) > 1
 	var mu sync.Mutex
-	enc := json.NewEncoder(os.Stdout)
+	enc := json.NewEncoder(stdout)
 	print := func(svc, line string) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -77,10 +97,10 @@ func (c *logsCmd) Run(g *globals) error {
 			return enc.Encode(logLine{Project: w.Project, Worktree: w.Worktree, Service: svc, Line: line})
 		}
 		if prefix {
-			_, err := fmt.Printf("%s | %s\n", svc, line)
+			_, err := fmt.Fprintf(stdout, "%s | %s\n", svc, line)
 			return err
 		}
-		_, err := fmt.Println(line)
+		_, err := fmt.Fprintln(stdout, line)
 		return err
 	}
 	if !c.Follow {
@@ -128,6 +148,41 @@ func (c *logsCmd) Run(g *globals) error {
 // writes out a line it holds back (one ending in what may begin a secret
 // that the next line would finish).
 const quietFlush = 500 * time.Millisecond
+
+// world asks the daemon which world the arguments name. When no daemon
+// answers and none can start (a daemon cannot start on a full disk), it
+// finds the world in binky.db read without writing, and returns that
+// view for the redactor too.
+func (c *logsCmd) world(g *globals, stderr io.Writer) (api.World, *registryView, error) {
+	ref := cli.WorldRef(c.Worktree, c.Project)
+	cl, err := logsDaemon(g)
+	if err == nil {
+		var res api.StatusResult
+		err = cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: ref, Here: c.Worktree == ""}, api.Handlers{}, &res)
+		if err == nil {
+			if len(res.Worlds) != 1 {
+				return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: the daemon named %d worlds; give the worktree's name or branch (binky status lists them)", len(res.Worlds))}
+			}
+			return res.Worlds[0], nil, nil
+		}
+		if !errors.Is(err, api.ErrNoDaemon) { // the daemon answered: its word stands
+			return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w", err)}
+		}
+	}
+	if g.ctx.Err() != nil {
+		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w", err)}
+	}
+	view, verr := readRegistry(g.ctx, g.home)
+	if verr != nil {
+		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w (and without a daemon: %v)", err, verr)}
+	}
+	w, ferr := view.find(c.Worktree, c.Project, ref.Dir)
+	if ferr != nil {
+		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w (no daemon: %v)", ferr, err)}
+	}
+	fmt.Fprintf(stderr, "binky: logs: no daemon (%v); found %s/%s in the registry\n", err, w.Project, w.Worktree)
+	return w, view, nil
+}
 
 // followRedacted is supervisor.Follow with every line passed through the
 // redactor as one stream, so a secret wrapped over lines is masked too.
@@ -217,5 +272,27 @@ type logLine struct {
 // services write their logs themselves, so the files hold raw output; it
 // is redacted as it is read.
 func logRedactor(ctx context.Context, home string) (*redact.Redactor, error) {
-	return logview.Redactor(ctx, home)
+	red, _, err := redactorFor(ctx, home, nil)
+	return red, err
+}
+
+// registryRedactor is logview.Redactor; a seam for tests.
+var registryRedactor = logview.Redactor
+
+// redactorFor is logview.Redactor, which opens binky.db for writing (it
+// migrates on open). When that fails for want of a write (cannotWrite: a
+// full disk…), the same secrets are read from binky.db read-only (view,
+// when the caller read it already) and degraded says why.
+func redactorFor(ctx context.Context, home string, view *registryView) (red *redact.Redactor, degraded, err error) {
+	red, err = registryRedactor(ctx, home)
+	if err == nil || !cannotWrite(err) {
+		return red, nil, err
+	}
+	if view == nil {
+		var verr error
+		if view, verr = readRegistry(ctx, home); verr != nil {
+			return nil, nil, fmt.Errorf("%w (and read-only: %v)", err, verr)
+		}
+	}
+	return view.redactor(), err, nil
 }

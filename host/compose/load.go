@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/binkyhq/binky/host/safefile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -140,21 +141,9 @@ func Load(dir string, files ...string) (*Project, error) {
 }
 
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("it is %d bytes, more than the %d init reads", st.Size(), MaxFileSize)
-	}
-	var b bytes.Buffer
-	_, err = b.ReadFrom(f)
-	return b.Bytes(), err
+	// A FIFO, a device or a file past the bound is refused by name,
+	// without blocking and without reading more than the bound.
+	return safefile.ReadRegular(path, MaxFileSize)
 }
 
 // EnvKeys returns the variable names an env file defines, sorted; values

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/binkyhq/binky/host/safefile"
 )
 
 // FileName is the name of the config file at a repository's root.
@@ -76,27 +77,29 @@ func LoadContext(ctx context.Context, path string) (*Config, Diagnostics, error)
 	return ParseContext(ctx, path, data)
 }
 
+// ReadFile reads the binky.toml at path as Load does: only a regular file
+// (a symlink to one is fine; a FIFO, device, socket or directory is refused
+// without blocking), at most MaxSize bytes. The error is a *LoadError. The
+// daemon reads with it where it parses the text itself (ParseContext).
+func ReadFile(path string) ([]byte, error) {
+	return readLimited(path)
+}
+
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &LoadError{File: path, Msg: "cannot read: " + cause(err), Err: err}
+	data, err := safefile.ReadRegular(path, MaxSize)
+	if err == nil {
+		return data, nil
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, &LoadError{File: path, Msg: "cannot read: " + cause(err), Err: err}
-	}
-	if st.IsDir() {
-		return nil, &LoadError{File: path, Msg: "cannot read: is a directory (give the binky.toml inside it)", Err: fs.ErrInvalid}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, &LoadError{File: path, Msg: "cannot read: " + cause(err), Err: err}
-	}
-	if len(data) > MaxSize {
+	var se *safefile.Error
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
 		return nil, tooLarge(path)
+	case errors.As(err, &se) && se.Kind == "a directory":
+		return nil, &LoadError{File: path, Msg: "cannot read: is a directory", Hint: "give the binky.toml inside it", Err: err}
+	case errors.As(err, &se):
+		return nil, &LoadError{File: path, Msg: "cannot read: " + se.Reason(), Hint: "binky reads a binky.toml only from a regular file; a symlink to one is fine", Err: err}
 	}
-	return data, nil
+	return nil, &LoadError{File: path, Msg: "cannot read: " + cause(err), Err: err}
 }
 
 func tooLarge(name string) *LoadError {

@@ -145,22 +145,137 @@ func awaitSocket(ctx context.Context, home string, wait time.Duration) (*api.Pin
 	}
 }
 
-// Stop asks home's daemon to exit and waits until its socket stops answering.
-// Worlds keep running. It reports false when no daemon was running.
+// PidName is the file inside BINKY_HOME the daemon holds locked (flock on
+// Unix) for as long as it runs, holding its pid.
+const PidName = "daemon.pid"
+
+// StopWait is how long Stop waits for the daemon to exit.
+const StopWait = 15 * time.Second
+
+// NotStoppedError is Stop's answer when a daemon has not exited: asked to
+// stop, it still holds daemon.pid (or still answers) after the wait; or,
+// not answering on daemon.sock at all, it has held daemon.pid throughout.
+type NotStoppedError struct {
+	// Pid is the daemon's, from its answer or daemon.pid; 0 when neither
+	// told.
+	Pid  int
+	Home string
+	Wait time.Duration
+	// Asked is whether the daemon took the stop request; Answers whether
+	// it still answered on daemon.sock at the end.
+	Asked, Answers bool
+}
+
+func (e *NotStoppedError) Error() string {
+	who, kill := "the daemon", "end its process (worlds keep running)"
+	if e.Pid > 0 {
+		who = fmt.Sprintf("the daemon (pid %d)", e.Pid)
+		kill = fmt.Sprintf("kill %d ends it (worlds keep running)", e.Pid)
+	}
+	sock, lock := api.Socket(e.Home), filepath.Join(e.Home, PidName)
+	switch {
+	case !e.Asked:
+		return fmt.Sprintf("%s did not stop: for %s it has held %s without answering on %s (stuck, or still starting); %s", who, e.Wait, lock, sock, kill)
+	case e.Answers:
+		return fmt.Sprintf("%s did not exit within %s of being asked to stop: it still answers on %s and holds %s; %s", who, e.Wait, sock, lock, kill)
+	}
+	return fmt.Sprintf("%s did not exit within %s of being asked to stop: it no longer answers on %s but still holds %s; %s", who, e.Wait, sock, lock, kill)
+}
+
+// Stop asks home's daemon to exit and waits, up to StopWait, until it has:
+// its socket no longer answers and its lock on daemon.pid is released.
+// Worlds keep running. It reports false when no daemon was running, and a
+// *NotStoppedError, naming the pid, when the daemon has not exited in time
+// (or holds daemon.pid without answering).
 func Stop(ctx context.Context, home string) (bool, error) {
+	return StopWithin(ctx, home, StopWait)
+}
+
+// StopWithin is Stop waiting up to wait for the daemon to exit.
+func StopWithin(ctx context.Context, home string, wait time.Duration) (bool, error) {
+	deadline := time.Now().Add(wait)
+	var (
+		pid     int  // the daemon being stopped
+		asked   bool // it took the stop request
+		seen    bool // a daemon answered or held the lock
+		answers bool
+		step    = 10 * time.Millisecond
+	)
+	for {
+		p, err := pingWithin(ctx, home, time.Until(deadline))
+		if ctx.Err() != nil {
+			return seen, ctx.Err()
+		}
+		var ae *api.Error
+		if errors.As(err, &ae) {
+			return true, fmt.Errorf("ask the daemon to stop: %w", err) // it refused the caller
+		}
+		answers = err == nil && (pid == 0 || p.Pid == pid)
+		if err == nil && !asked {
+			pid, seen = p.Pid, true
+			err := callWithin(ctx, home, api.OpStop, time.Until(deadline))
+			switch {
+			case ctx.Err() != nil:
+				return seen, ctx.Err()
+			case err == nil, errors.Is(err, api.ErrNoDaemon):
+			case errors.Is(err, context.DeadlineExceeded):
+				// Sent, never answered: a wedged daemon. The wait is
+				// spent; the lock says whether it went anyway.
+				answers = false
+			default:
+				return seen, fmt.Errorf("ask the daemon (pid %d) to stop: %w", pid, err)
+			}
+			asked = true
+			if answers {
+				continue
+			}
+		}
+		if !answers {
+			held, holder, known, lerr := lockState(home)
+			if lerr != nil {
+				return seen, lerr
+			}
+			if known {
+				switch {
+				case held && pid == 0:
+					// Holding the lock without answering: stopping,
+					// starting or stuck. Wait for it either way.
+					pid, seen = holder, true
+				case !held || holder != 0 && holder != pid:
+					// Released (another daemon may hold it since, with
+					// its own pid: this one is gone).
+					return seen, nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			if pid == 0 {
+				_, pid, _, _ = lockState(home)
+			}
+			return true, &NotStoppedError{Pid: pid, Home: home, Wait: wait, Asked: asked, Answers: answers}
+		}
+		select {
+		case <-ctx.Done():
+			return seen, ctx.Err()
+		case <-time.After(step):
+		}
+		step = min(step*2, 100*time.Millisecond)
+	}
+}
+
+// pingWithin is Ping giving up after wait (at least a second): a daemon
+// that accepts and never answers must not hold Stop past its bound.
+func pingWithin(ctx context.Context, home string, wait time.Duration) (*api.PingResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(wait, time.Second))
+	defer cancel()
+	return Ping(ctx, home)
+}
+
+// callWithin sends op (no arguments, no result) giving up after wait (at
+// least a second).
+func callWithin(ctx context.Context, home, op string, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, max(wait, time.Second))
+	defer cancel()
 	c := &api.Client{Home: home}
-	if err := c.Call(ctx, api.OpStop, nil, api.Handlers{}, nil); err != nil {
-		if errors.Is(err, api.ErrNoDaemon) {
-			return false, nil
-		}
-		return false, err
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := Ping(ctx, home); errors.Is(err, api.ErrNoDaemon) {
-			return true, nil
-		}
-		time.Sleep(30 * time.Millisecond)
-	}
-	return true, fmt.Errorf("daemon still answers 15s after stop")
+	return c.Call(ctx, op, nil, api.Handlers{}, nil)
 }

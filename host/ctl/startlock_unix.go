@@ -46,3 +46,28 @@ func startLock(ctx context.Context, home string) (func(), error) {
 		step = min(step*2, 50*time.Millisecond)
 	}
 }
+
+// tryStartLock takes daemon.start.lock if it is free at once, and returns
+// the unlock; busy is true when a start holds it. When the lock cannot be
+// opened at all it returns a no-op unlock (nothing to serialize with).
+func tryStartLock(home string) (unlock func(), busy bool) {
+	path := filepath.Join(home, "daemon.start.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return func() {}, false
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, true
+		}
+		return func() {}, false
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, false
+}

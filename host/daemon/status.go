@@ -3,8 +3,6 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -178,12 +176,8 @@ func (m *statusMemo) config(ctx context.Context, rec *registry.Worktree) *config
 // readConfig reads a binky.toml, at most one byte past config.MaxSize
 // (ParseContext refuses a longer one).
 func readConfig(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, config.MaxSize+1))
+	// A FIFO or device named binky.toml is refused, never waited on.
+	return config.ReadFile(path)
 }
 
 // head is the commit checked out in rec's worktree; false when git cannot

@@ -3,16 +3,31 @@ package dotenv
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/binkyhq/binky/host/safefile"
 )
 
-// ReadFile parses the env file at path.
+// MaxSize bounds an env file (1 MiB, as a binky.toml): a bigger one is
+// refused unread.
+const MaxSize = 1 << 20
+
+// ReadFile parses the env file at path. Only a regular file is read (a
+// symlink to one is fine): a FIFO, device, socket or directory is refused
+// without blocking ("env_file /dev/zero is a character device, not a
+// regular file"), and so is a file over MaxSize ("env_file .env is larger
+// than 1048576 bytes"); both errors wrap a *safefile.Error. A file that
+// cannot be opened gives the *fs.PathError, wrapped.
 func ReadFile(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadRegular(path, MaxSize)
 	if err != nil {
+		var se *safefile.Error
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("env_file %w", err)
+		}
 		return nil, fmt.Errorf("read env file: %w", err)
 	}
 	m, err := Parse(b)

@@ -10,10 +10,13 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/binkyhq/binky/host/safefile"
 )
 
 // MaxInputFiles bounds how many files the inputs of one service may match:
@@ -79,7 +82,7 @@ func Server(admin string) string {
 // commands, adapter, server and input content give the same key, and a
 // change to any file the inputs match gives another.
 func KeyOf(spec Spec, root string) (Key, error) {
-	inputs, err := hashInputs(os.DirFS(root), spec.Inputs)
+	inputs, err := hashInputs(root, spec.Inputs)
 	if err != nil {
 		return Key{}, err
 	}
@@ -109,13 +112,19 @@ func KeyOf(spec Spec, root string) (Key, error) {
 // matched file once, sorted, with the SHA-256 of its content, and each glob
 // that matched nothing. host/warm keys [worktree] setup by it.
 func InputsOf(root string, globs []string) ([]Input, error) {
-	return hashInputs(os.DirFS(root), globs)
+	return hashInputs(root, globs)
 }
 
-// hashInputs lists every file the globs match in fsys, sorted by path and
-// each once, with the SHA-256 of its content; a glob matching nothing
-// contributes its pattern marked NoMatch.
-func hashInputs(fsys fs.FS, globs []string) ([]Input, error) {
+// hashInputs lists every regular file the globs match under root, sorted
+// by path and each once, with the SHA-256 of its content; a glob matching
+// nothing contributes its pattern marked NoMatch. Only regular files (and
+// symlinks to them) count: a FIFO, socket or device a glob reaches is
+// passed over, as it has no content to key on, and one that a regular file
+// turns into between the listing and the read is refused by name
+// (safefile), never opened in a way that blocks or reads without end.
+// Content is hashed as it streams, so a large input costs time, not memory.
+func hashInputs(root string, globs []string) ([]Input, error) {
+	fsys := os.DirFS(root)
 	files := map[string]bool{}
 	var unmatched []string
 	for _, g := range globs {
@@ -156,7 +165,7 @@ func hashInputs(fsys fs.FS, globs []string) ([]Input, error) {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		sum, err := hashFile(fsys, p)
+		sum, err := hashFile(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil {
 			return nil, fmt.Errorf("read input %s: %w", p, err)
 		}
@@ -176,8 +185,9 @@ func isFile(fsys fs.FS, p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-func hashFile(fsys fs.FS, p string) (string, error) {
-	f, err := fsys.Open(p)
+// hashFile is the SHA-256 of the regular file at p.
+func hashFile(p string) (string, error) {
+	f, err := safefile.OpenRegular(p)
 	if err != nil {
 		return "", err
 	}

@@ -4,5 +4,6 @@
 // turning daemon results into structured tool results with a one-line
 // summary, turning daemon failures into tool errors an agent can read, and
 // turning the daemon's progress and verify output frames into MCP progress
-// notifications. Nothing but protocol messages reaches stdout.
+// notifications. Nothing but protocol messages reaches stdout, and no
+// reply grows with an argument or past a fixed size (bounds.go).
 package mcp

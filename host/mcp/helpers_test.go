@@ -44,7 +44,7 @@ func TestTails(t *testing.T) {
 			for _, c := range tt.chunks {
 				tl.add(0, c)
 			}
-			got, truncated := tl.get(0)
+			got, truncated := tl.get(0, tailBytes)
 			if truncated != tt.truncated {
 				t.Errorf("truncated: got %v; want %v", truncated, tt.truncated)
 			}

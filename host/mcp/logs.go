@@ -2,9 +2,12 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 
@@ -14,7 +17,9 @@ import (
 	"github.com/binkyhq/binky/host/logview"
 )
 
-// The logs tool's bounds: an agent's context is small.
+// The logs tool's bounds: an agent's context is small. maxLogBytes
+// bounds the lines as the reply's JSON carries them (escaped), so a log
+// full of control characters does not grow the reply past it.
 const (
 	defaultLogLines = 50
 	maxLogLines     = 500
@@ -53,7 +58,7 @@ func (s *Server) logs(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 	if a.Grep != "" {
 		re, err := regexp.Compile(a.Grep)
 		if err != nil {
-			return invalid(ToolLogs, fmt.Errorf("logs grep %q is not an RE2 regular expression: %v", a.Grep, err)), nil
+			return invalid(ToolLogs, grepError(a.Grep, err)), nil
 		}
 		q.Grep = re
 	}
@@ -77,7 +82,7 @@ func (s *Server) logs(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 		for _, sv := range w.Services {
 			have = append(have, sv.Name)
 		}
-		return invalid(ToolLogs, fmt.Errorf("%s/%s has no service %q (it has: %s)", w.Project, w.Worktree, a.Service, strings.Join(have, ", "))), nil
+		return invalid(ToolLogs, fmt.Errorf("%s/%s has no service %s (it has: %s)", w.Project, w.Worktree, quoteArg(a.Service), strings.Join(have, ", "))), nil
 	}
 	sort.Slice(svcs, func(i, j int) bool { return svcs[i].Name < svcs[j].Name })
 	red, err := logview.Redactor(ctx, s.cfg.Home)
@@ -93,9 +98,10 @@ func (s *Server) logs(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 		if err != nil {
 			return errorResult(ToolLogs, fmt.Errorf("read the log of %s: %w", sv.Name, err)), nil
 		}
-		for _, l := range lines {
-			budget -= len(l) + 1
-		}
+		// Tail counts raw bytes; the reply carries the lines as JSON.
+		var cut bool
+		lines, cut, budget = fitEncoded(lines, budget)
+		truncated = truncated || cut
 		if lines == nil {
 			lines = []string{}
 		}
@@ -115,9 +121,35 @@ func logsSummary(r LogsResult, grep string) string {
 	}
 	what := "logs"
 	if grep != "" {
-		what = fmt.Sprintf("log lines matching %q", grep)
+		what = "log lines matching " + quoteArg(grep)
 	}
 	return fmt.Sprintf("%s/%s %s: %s", r.Project, r.Worktree, what, strings.Join(parts, ", "))
+}
+
+// fitEncoded keeps the newest lines whose JSON encoding fits budget, and
+// returns them, whether older ones were left out, and the budget left.
+func fitEncoded(lines []string, budget int) ([]string, bool, int) {
+	i := len(lines)
+	for i > 0 {
+		b, _ := json.Marshal(lines[i-1])
+		if len(b)+1 > budget {
+			break
+		}
+		budget -= len(b) + 1
+		i--
+	}
+	return lines[i:], i > 0, budget
+}
+
+// grepError says why grep is not a regular expression, quoting no more of
+// it than any argument is quoted (the regexp package's own message holds
+// the whole expression for some errors).
+func grepError(grep string, err error) error {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Errorf("logs grep %s is not an RE2 regular expression: %s: %s", quoteArg(grep), se.Code, quoteArg(se.Expr))
+	}
+	return fmt.Errorf("logs grep %s is not an RE2 regular expression", quoteArg(grep))
 }
 
 func (s *Server) reset(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -128,7 +160,7 @@ func (s *Server) reset(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 	if r := needWorktree(ToolReset, a); r != nil {
 		return r, nil
 	}
-	p := newProgress(s.notify, req, s.log)
+	p := s.progress(req)
 	var w api.World
 	in := api.ResetArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project), Service: a.Service}
 	if err := s.call(ctx, api.OpReset, in, api.Handlers{Progress: p.step}, &w); err != nil {

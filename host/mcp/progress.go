@@ -24,6 +24,8 @@ type progress struct {
 	notify func(method string, params any) error
 	token  mcpgo.ProgressToken
 	log    hclog.Logger
+	// scrub, when set, bounds the echoes of long arguments (Server.scrubber).
+	scrub func(string) string
 
 	mu      sync.Mutex
 	count   float64
@@ -34,6 +36,16 @@ func newProgress(notify func(string, any) error, req mcpgo.CallToolRequest, log 
 	p := &progress{notify: notify, log: log}
 	if req.Params.Meta != nil {
 		p.token = req.Params.Meta.ProgressToken
+	}
+	return p
+}
+
+// progress is newProgress for one of s's tool calls: its messages repeat
+// no long argument whole, as its result does not.
+func (s *Server) progress(req mcpgo.CallToolRequest) *progress {
+	p := newProgress(s.notify, req, s.log)
+	if p.token != nil {
+		p.scrub = s.scrubber(req)
 	}
 	return p
 }
@@ -72,6 +84,9 @@ func (p *progress) sendLocked(msg string) {
 	if p.token == nil || p.notify == nil {
 		return
 	}
+	if p.scrub != nil {
+		msg = p.scrub(msg)
+	}
 	if len(msg) > 300 {
 		cut := 300
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {
@@ -99,8 +114,23 @@ func lastLine(data string) string {
 	return strings.TrimSpace(data)
 }
 
-// tailBytes is how much output each verify check keeps for the result.
-const tailBytes = 4 << 10
+// tailBytes is how much output each verify check keeps for the result;
+// tailsBudget bounds them all together, so a run of many checks still
+// fits a reply (maxResultJSON): each keeps tailsBudget/checks, at least
+// minTailBytes.
+const (
+	tailBytes    = 4 << 10
+	tailsBudget  = 64 << 10
+	minTailBytes = 512
+)
+
+// tailLimit is how much output each of n checks keeps in the result.
+func tailLimit(n int) int {
+	if n <= 0 || tailsBudget/n >= tailBytes {
+		return tailBytes
+	}
+	return max(tailsBudget/n, minTailBytes)
+}
 
 // tails keeps the last tailBytes of each check's output.
 type tails struct {
@@ -131,9 +161,10 @@ func (t *tails) add(check int, data string) {
 	}
 }
 
-// get returns check's kept output, starting on a whole UTF-8 character
-// (and on a line when one starts near the cut).
-func (t *tails) get(check int) (string, bool) {
+// get returns the last limit bytes (at most tailBytes) of check's kept
+// output, starting on a whole UTF-8 character (and on a line when one
+// starts near the cut).
+func (t *tails) get(check, limit int) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tl := t.byIdx[check]
@@ -141,8 +172,9 @@ func (t *tails) get(check int) (string, bool) {
 		return "", false
 	}
 	b, truncated := tl.buf, tl.truncated
-	if len(b) > tailBytes {
-		b, truncated = b[len(b)-tailBytes:], true
+	limit = min(limit, tailBytes)
+	if len(b) > limit {
+		b, truncated = b[len(b)-limit:], true
 	}
 	if truncated {
 		for len(b) > 0 && b[0]&0xC0 == 0x80 { // continuation byte

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -69,24 +68,6 @@ type ErrorInfo struct {
 
 // codeUnavailable classifies failures that never reached a daemon answer.
 const codeUnavailable = "unavailable"
-
-// result builds a tool result: the one-line summary first, then the same
-// structured value as JSON text, with structuredContent for clients that
-// read it.
-func result(summary string, structured any, isError bool) *mcpgo.CallToolResult {
-	b, err := json.Marshal(structured)
-	if err != nil {
-		b = fmt.Appendf(nil, `{"error":{"code":"internal","message":%q}}`, "encode result: "+err.Error())
-	}
-	return &mcpgo.CallToolResult{
-		Content: []mcpgo.Content{
-			mcpgo.NewTextContent(summary),
-			mcpgo.NewTextContent(string(b)),
-		},
-		StructuredContent: json.RawMessage(b),
-		IsError:           isError,
-	}
-}
 
 // errorResult turns a failed daemon call into a tool error an agent reads.
 func errorResult(tool string, err error) *mcpgo.CallToolResult {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +67,12 @@ type lineWriter struct {
 func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if b := boundProtocolError(p); len(b) != len(p) {
+		if _, err := l.w.Write(b); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	return l.w.Write(p)
 }
 
@@ -100,8 +108,11 @@ func New(cfg Config) *Server {
 	s.connect = func(ctx context.Context) (caller, error) {
 		return ctl.Ensure(ctx, cfg.Home, cfg.Exe)
 	}
+	hooks := &server.Hooks{}
+	hooks.AddOnRequestInitialization(refuseLongToolName)
 	s.mcp = server.NewMCPServer("binky", cfg.Version,
 		server.WithToolCapabilities(false),
+		server.WithHooks(hooks),
 		server.WithInstructions(instructions),
 		server.WithRecovery(),
 	)
@@ -130,7 +141,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 // logged wraps a handler with a log line per call; a handler never returns
-// a protocol error (failures are tool results with isError).
+// a protocol error (failures are tool results with isError). It is where a
+// result is made to repeat no argument longer than echoBytes whole (a
+// daemon message quoting a name, a summary quoting grep…).
 func (s *Server) logged(name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
@@ -138,6 +151,7 @@ func (s *Server) logged(name string, h server.ToolHandlerFunc) server.ToolHandle
 		if err != nil {
 			res, err = errorResult(name, err), nil
 		}
+		res = scrubResult(res, s.scrubber(req))
 		s.log.Info("tool call", "tool", name, "error", res.IsError, "took", time.Since(start).Round(time.Millisecond))
 		return res, err
 	}
@@ -154,10 +168,13 @@ type args struct {
 	Lines    int    `json:"lines"`
 }
 
-// bind decodes a call's arguments, refusing unknown ones and those the tool
-// does not take.
+// bind decodes a call's arguments, refusing unknown ones, those the tool
+// does not take, and any longer than its bound (argLimit, maxArgsBytes):
+// no argument that size is meaningful, and the refusal names sizes, never
+// more than echoBytes of a value.
 func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 	var a args
+	tool := req.Params.Name
 	raw, err := rawArguments(req)
 	if err != nil {
 		return a, err
@@ -165,26 +182,37 @@ func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 	var m map[string]json.RawMessage
 	if len(raw) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return a, fmt.Errorf("read %s arguments: they must be a JSON object: %w", req.Params.Name, err)
+			return a, fmt.Errorf("read %s arguments (%d bytes): they must be a JSON object: %w", tool, len(raw), err)
 		}
 	}
 	ok := map[string]bool{}
 	for _, n := range allowed {
 		ok[n] = true
 	}
-	for k, v := range m {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the same call is refused the same way
+	for _, k := range keys {
 		if !ok[k] {
-			return a, fmt.Errorf("%s takes no argument %q (it takes: %v)", req.Params.Name, k, allowed)
+			return a, fmt.Errorf("%s takes no argument %s (it takes: %s)", tool, quoteArg(k), strings.Join(allowed, ", "))
 		}
+	}
+	for _, k := range keys {
+		v := m[k]
 		if k == "lines" {
 			if err := json.Unmarshal(v, &a.Lines); err != nil {
-				return a, fmt.Errorf("%s argument %q must be a whole number", req.Params.Name, k)
+				return a, fmt.Errorf("%s argument %q must be a whole number (got %d bytes of JSON)", tool, k, len(v))
 			}
 			continue
 		}
 		var str string
 		if err := json.Unmarshal(v, &str); err != nil {
-			return a, fmt.Errorf("%s argument %q must be a string", req.Params.Name, k)
+			return a, fmt.Errorf("%s argument %q must be a string (got %d bytes of JSON)", tool, k, len(v))
+		}
+		if limit := argLimit(k); len(str) > limit {
+			return a, tooBig(tool, k, len(str), limit)
 		}
 		switch k {
 		case "branch":
@@ -197,7 +225,12 @@ func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 			a.Service = str
 		case "grep":
 			a.Grep = str
+		case "project":
+			a.Project = str
 		}
+	}
+	if len(raw) > maxArgsBytes {
+		return a, fmt.Errorf("%s arguments are %d bytes of JSON; they take at most %d", tool, len(raw), maxArgsBytes)
 	}
 	return a, nil
 }
@@ -257,7 +290,7 @@ func (s *Server) up(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Call
 	}
 	dir := s.dir(a.Repo)
 	in := api.UpArgs{Dir: dir, Branch: a.Branch, Env: s.callerEnv()}
-	p := newProgress(s.notify, req, s.log)
+	p := s.progress(req)
 	start := time.Now()
 	var w api.World
 	if err := s.call(ctx, api.OpUp, in, api.Handlers{Progress: p.step}, &w); err != nil {
@@ -277,7 +310,7 @@ func (s *Server) down(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 	if r := needWorktree(ToolDown, a); r != nil {
 		return r, nil
 	}
-	p := newProgress(s.notify, req, s.log)
+	p := s.progress(req)
 	var w api.World
 	in := api.DownArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project)}
 	if err := s.call(ctx, api.OpDown, in, api.Handlers{Progress: p.step}, &w); err != nil {
@@ -333,7 +366,7 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 	if r := needWorktree(ToolVerify, a); r != nil {
 		return r, nil
 	}
-	p := newProgress(s.notify, req, s.log)
+	p := s.progress(req)
 	var out tails
 	h := api.Handlers{
 		Progress: p.step,
@@ -360,8 +393,9 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 		Worktree: a.Worktree, Passed: v.Passed && err == nil, Commit: v.Commit, Dirty: v.Dirty,
 		At: v.At, Duration: v.Duration, Checks: []CheckResult{}, Error: failure,
 	}
+	limit := tailLimit(len(v.Checks))
 	for i, c := range v.Checks {
-		tail, truncated := out.get(i)
+		tail, truncated := out.get(i, limit)
 		res.Checks = append(res.Checks, CheckResult{
 			Cmd: c.Cmd, ExitCode: c.ExitCode, Duration: c.Duration, Passed: c.Passed,
 			OutputTail: tail, Truncated: truncated,

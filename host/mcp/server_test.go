@@ -48,7 +48,13 @@ type session struct {
 
 func startSession(t *testing.T, d *fakeDaemon) *session {
 	t.Helper()
-	s := New(Config{Home: t.TempDir(), Dir: t.TempDir(), Version: "test"})
+	return startSessionIn(t, d, t.TempDir())
+}
+
+// startSessionIn is startSession with the server's BINKY_HOME.
+func startSessionIn(t *testing.T, d *fakeDaemon, home string) *session {
+	t.Helper()
+	s := New(Config{Home: home, Dir: t.TempDir(), Version: "test"})
 	s.connect = func(context.Context) (caller, error) { return d, nil }
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -98,7 +104,7 @@ func (s *session) request(method string, params map[string]any) (message, []mess
 	s.id++
 	s.send(map[string]any{"jsonrpc": "2.0", "id": s.id, "method": method, "params": params})
 	var notes []message
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(2 * time.Minute) // a hang guard only: a 10 MB request is slow on a busy machine
 	for {
 		select {
 		case line, ok := <-s.lines:

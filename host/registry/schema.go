@@ -8,7 +8,7 @@ const AppID int32 = 0x424b5944
 
 // SchemaVersion is the schema version this binary writes: the number of
 // migrations. A test keeps it equal to len(migrations()).
-const SchemaVersion int32 = 5
+const SchemaVersion int32 = 6
 
 // migrations are applied in order; user_version counts those applied. Only
 // ever append (and raise SchemaVersion).
@@ -126,6 +126,15 @@ CREATE TABLE home (
 );
 INSERT INTO home (one, id, created_at)
 	VALUES (1, lower(hex(randomblob(8))), CAST(strftime('%s', 'now') AS INTEGER) * 1000000000);
+`,
+		// 6: why a world is degraded or failed, in words; and, per slice,
+		// the admin_url and config it was made with as binky.toml wrote
+		// them (tokens unresolved, so no secret), so remove reaches a
+		// slice whose service left binky.toml.
+		`
+ALTER TABLE worktrees ADD COLUMN reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE services ADD COLUMN admin TEXT NOT NULL DEFAULT '';
+ALTER TABLE services ADD COLUMN config TEXT NOT NULL DEFAULT '';
 `,
 	}
 }

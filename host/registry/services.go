@@ -75,10 +75,16 @@ type Service struct {
 	// that made it, recorded before the slice is made. UpsertService keeps
 	// the recorded ones when s leaves them empty.
 	Slice, Adapter string
+	// Admin and Config are an adapter service's admin_url and config table
+	// (JSON) as binky.toml wrote them, tokens unresolved, recorded with the
+	// slice so remove can reach it after the service left binky.toml.
+	// UpsertService keeps the recorded ones when s leaves them empty.
+	Admin, Config string
 }
 
 const serviceSelect = `SELECT worktree_id, name, kind, state, pid, pgid, start_time,
-	ports, url, address, vals, restarts, last_exit_code, last_error, updated_at, spec, slice, adapter
+	ports, url, address, vals, restarts, last_exit_code, last_error, updated_at, spec, slice, adapter,
+	admin, config
 FROM services
 `
 
@@ -99,6 +105,8 @@ func scanService(stmt *sqlite.Stmt) (*Service, error) {
 		Spec:       stmt.ColumnText(15),
 		Slice:      stmt.ColumnText(16),
 		Adapter:    stmt.ColumnText(17),
+		Admin:      stmt.ColumnText(18),
+		Config:     stmt.ColumnText(19),
 	}
 	if !stmt.ColumnIsNull(12) {
 		c := stmt.ColumnInt(12)
@@ -167,18 +175,20 @@ func (r *Registry) UpsertService(ctx context.Context, s *Service) error {
 	err = r.write(ctx, func(conn *sqlite.Conn) error {
 		return execute(conn, `INSERT INTO services
 	(worktree_id, name, kind, state, pid, pgid, start_time, ports, url, address,
-	 vals, restarts, last_exit_code, last_error, updated_at, slice, adapter)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+	 vals, restarts, last_exit_code, last_error, updated_at, slice, adapter, admin, config)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
 ON CONFLICT (worktree_id, name) DO UPDATE SET
 	kind = excluded.kind, ports = excluded.ports, url = excluded.url,
 	address = excluded.address, vals = excluded.vals,
 	slice = CASE WHEN excluded.slice = '' THEN slice ELSE excluded.slice END,
 	adapter = CASE WHEN excluded.adapter = '' THEN adapter ELSE excluded.adapter END,
+	admin = CASE WHEN excluded.admin = '' THEN admin ELSE excluded.admin END,
+	config = CASE WHEN excluded.config = '' THEN config ELSE excluded.config END,
 	state = CASE WHEN excluded.state = '' THEN state ELSE excluded.state END,
 	updated_at = excluded.updated_at`, nil,
 			s.WorktreeID, s.Name, s.Kind, s.State, s.PID, s.PGID, int64(s.StartTime),
 			ports, s.URL, s.Address, vals, s.Restarts, nullableInt(s.LastExitCode),
-			s.LastError, r.now().UnixNano(), s.Slice, s.Adapter)
+			s.LastError, r.now().UnixNano(), s.Slice, s.Adapter, s.Admin, s.Config)
 	})
 	if err != nil {
 		return fmt.Errorf("record service %q of worktree #%d: %w", s.Name, s.WorktreeID, err)

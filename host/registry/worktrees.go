@@ -18,6 +18,10 @@ const (
 	WorktreeUp       = "up"
 	WorktreeStopping = "stopping"
 	WorktreeFailed   = "failed"
+	// WorktreeDegraded: the world runs, but part of it is not what it
+	// should be (a slice a killed reset left half made, an unhealthy
+	// service); Reason says what.
+	WorktreeDegraded = "degraded"
 )
 
 // Worktree is one world: a git worktree of a project's repository.
@@ -32,6 +36,8 @@ type Worktree struct {
 	Repo       string // the main repository's directory
 	ConfigPath string // its binky.toml
 	State      string
+	// Reason says why the world is failed or degraded ("" otherwise).
+	Reason string
 	// PortLo and PortHi bound its port block; both 0 when it has none.
 	// They are read from the port blocks (see ReservePortBlock);
 	// UpsertWorktree ignores them.
@@ -45,7 +51,7 @@ type Worktree struct {
 
 const worktreeSelect = `SELECT w.id, w.project, w.name, w.branch, w.path, w.repo,
 	w.config_path, w.state, COALESCE(p.lo, 0), COALESCE(p.hi, 0),
-	w.created_at, w.updated_at, w.secrets
+	w.created_at, w.updated_at, w.secrets, w.reason
 FROM worktrees w
 LEFT JOIN port_blocks p ON p.project = w.project AND p.worktree = w.name
 `
@@ -65,6 +71,7 @@ func scanWorktree(stmt *sqlite.Stmt) *Worktree {
 		CreatedAt:  fromUnixNano(stmt.ColumnInt64(10)),
 		UpdatedAt:  fromUnixNano(stmt.ColumnInt64(11)),
 		Secrets:    decodeStrings(stmt.ColumnText(12)),
+		Reason:     stmt.ColumnText(13),
 	}
 }
 
@@ -201,9 +208,15 @@ func (r *Registry) Worktrees(ctx context.Context) ([]*Worktree, error) {
 // SetWorktreeState records the worktree's state; ErrNotFound when there is
 // no worktree id.
 func (r *Registry) SetWorktreeState(ctx context.Context, id int64, state string) error {
+	return r.SetWorktreeStateReason(ctx, id, state, "")
+}
+
+// SetWorktreeStateReason records a worktree's state and why it is in it
+// (for failed and degraded; "" clears it).
+func (r *Registry) SetWorktreeStateReason(ctx context.Context, id int64, state, reason string) error {
 	err := r.write(ctx, func(conn *sqlite.Conn) error {
-		if err := execute(conn, "UPDATE worktrees SET state = ?, updated_at = ? WHERE id = ?", nil,
-			state, r.now().UnixNano(), id); err != nil {
+		if err := execute(conn, "UPDATE worktrees SET state = ?, reason = ?, updated_at = ? WHERE id = ?", nil,
+			state, reason, r.now().UnixNano(), id); err != nil {
 			return err
 		}
 		if conn.Changes() == 0 {

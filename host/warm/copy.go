@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/binkyhq/binky/host/safefile"
 )
 
 // Copy modes, as Result.Mode and Progress.Mode name them.
@@ -64,6 +66,10 @@ type Result struct {
 	Bytes        int64
 	// Cloned and ByteCopied count files by how they were copied.
 	Cloned, ByteCopied int
+	// Skipped are the sockets, FIFOs and devices a match is or holds,
+	// each "path (a FIFO)" with the path slash-separated and relative to
+	// the worktree: they have no content to copy and are never opened.
+	Skipped []string
 }
 
 // Mode names how the files were copied ("" when none was).
@@ -169,6 +175,10 @@ func Copy(ctx context.Context, src, dst string, globs []string, opt Options) (*R
 		to := filepath.Join(dst, filepath.FromSlash(m))
 		if _, err := os.Lstat(to); err == nil {
 			res.Kept = append(res.Kept, m)
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(src, filepath.FromSlash(m))); err == nil && special(fi.Mode()) {
+			res.Skipped = append(res.Skipped, m+" ("+safefile.Kind(fi.Mode())+")")
 			continue
 		}
 		if err := makeParents(dst, m); err != nil {
@@ -299,7 +309,8 @@ func (c *copier) copyTop(rel, src, to string) error {
 			p.Files++
 			p.Bytes += e.size
 		default:
-			// sockets, pipes and devices are not copied.
+			// Sockets, pipes and devices are not copied (nor opened).
+			c.res.Skipped = append(c.res.Skipped, path.Join(rel, filepath.ToSlash(e.rel))+" ("+safefile.Kind(e.mode)+")")
 		}
 		if err != nil {
 			os.RemoveAll(tmp)
@@ -334,13 +345,25 @@ func (c *copier) copyTop(rel, src, to string) error {
 	return nil
 }
 
+// special reports whether m is neither a directory, a regular file nor a
+// symlink: a socket, FIFO or device, which Copy skips.
+func special(m fs.FileMode) bool {
+	return !m.IsDir() && !m.IsRegular() && m&fs.ModeSymlink == 0
+}
+
 // file copies one regular file: a copy-on-write clone while the
-// filesystem makes them, else the bytes.
+// filesystem makes them, else the bytes. Either opens from with
+// safefile.OpenRegular: a file that is no longer regular (a FIFO put in
+// its place since the walk) is refused by name, never waited on.
 func (c *copier) file(from, dest string, e entry) error {
 	if !c.noClone {
-		if err := cloneFile(from, dest, e.mode.Perm()); err == nil {
+		err := cloneFile(from, dest, e.mode.Perm())
+		if err == nil {
 			c.res.Cloned++
 			return os.Chtimes(dest, e.mod, e.mod)
+		}
+		if errors.Is(err, safefile.ErrNotRegular) {
+			return err // the source, not the filesystem, refused
 		}
 		// The first refusal (EXDEV, EOPNOTSUPP, EINVAL…) settles it for
 		// the rest: the files live on one filesystem.
@@ -356,7 +379,7 @@ func (c *copier) file(from, dest string, e entry) error {
 // bytes copies through a buffer (not copy_file_range, which on some
 // filesystems clones: the fallback is a real copy).
 func (c *copier) bytes(from, dest string, perm fs.FileMode) error {
-	in, err := os.Open(from)
+	in, err := safefile.OpenRegular(from)
 	if err != nil {
 		return err
 	}

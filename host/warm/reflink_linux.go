@@ -4,12 +4,15 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/binkyhq/binky/host/safefile"
 )
 
 // cloneFile makes dst share src's blocks (FICLONE: XFS, btrfs, bcachefs).
-// dst is created and must not exist; on failure it is removed.
+// dst is created and must not exist; on failure it is removed. src is
+// opened only when it is a regular file (safefile.OpenRegular).
 func cloneFile(src, dst string, perm os.FileMode) error {
-	in, err := os.Open(src)
+	in, err := safefile.OpenRegular(src)
 	if err != nil {
 		return err
 	}

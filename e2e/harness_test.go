@@ -89,6 +89,10 @@ type env struct {
 	repo  string
 	rng   [2]int
 	extra []string
+	// leases is the machine-wide port lease store this test's daemons
+	// share (BINKY_PORT_LEASES): its own, so a test never sees another
+	// test's leases, and shared by the homes of a two-home test.
+	leases string
 }
 
 // newEnv makes a BINKY_HOME and a git repository holding config (with
@@ -96,7 +100,7 @@ type env struct {
 func newEnv(t *testing.T, config string) *env {
 	t.Helper()
 	base := t.TempDir()
-	e := &env{t: t, home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), rng: nextRange(60)}
+	e := &env{t: t, home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), rng: nextRange(60), leases: filepath.Join(base, "leases")}
 	os.MkdirAll(e.repo, 0o755)
 	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
 	if err := os.WriteFile(filepath.Join(e.repo, "binky.toml"), []byte(config), 0o644); err != nil {
@@ -119,6 +123,7 @@ func (e *env) environ() []string {
 	}
 	return append(out,
 		"BINKY_HOME="+e.home,
+		"BINKY_PORT_LEASES="+e.leases,
 		"BINKY_PROXY_ADDR=127.0.0.1:0",
 		"BINKY_PROXY_TLS_ADDR=127.0.0.1:0",
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),

@@ -56,34 +56,129 @@ func killDaemonNow(e *env) bool {
 	return true
 }
 
-func caseKillStorm(t *testing.T, tr tier, f *figure) {
+func caseKillStorm(t *testing.T, tr tier, f *figure) { killStorms(t, tr, f, 1) }
+
+// caseKillStormTwoHomes runs the storm in two homes at once, with the
+// same project names, one port range and one port lease store: each
+// home's checks count only its own processes (by its home id), and the
+// other home's kills must not cost it anything.
+func caseKillStormTwoHomes(t *testing.T, tr tier, f *figure) { killStorms(t, tr, f, 2) }
+
+// stormStats is what one home's storm saw.
+type stormStats struct {
+	kills, acked, integrityOK, checks int
+	ops                               map[string]int
+	problems                          []string
+	leaked, inCgroups                 int
+	cgroupSeen                        bool
+}
+
+// killStorms runs the kill storm in homes homes side by side (projects
+// storm0..2 in each, the same names in every home) and reports the sum.
+func killStorms(t *testing.T, tr tier, f *figure, homes int) {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		notRun(t, f, "sqlite3 CLI (Debian package sqlite3) is not installed")
 	}
-	var envs []*env
-	for i := 0; i < 3; i++ {
-		e := newEnv(t, strings.Replace(stormWorld, "NAME", fmt.Sprintf("storm%d", i), 1))
-		if i > 0 {
-			e.home = envs[0].home
+	sets := make([][]*env, homes)
+	for h := range homes {
+		for i := 0; i < 3; i++ {
+			cfg := strings.Replace(stormWorld, "NAME", fmt.Sprintf("storm%d", i), 1)
+			if h > 0 {
+				// The same port range and lease store as home 0's project.
+				first := sets[0][i]
+				cfg = strings.ReplaceAll(cfg, "PORTRANGE", fmt.Sprintf("[%d, %d]", first.rng[0], first.rng[1]))
+			}
+			e := newEnv(t, cfg)
+			if i > 0 {
+				e.home = sets[h][0].home
+			}
+			if h > 0 {
+				e.leases, e.rng = sets[0][0].leases, sets[0][i].rng
+			} else if i > 0 {
+				e.leases = sets[0][0].leases
+			}
+			sets[h] = append(sets[h], e)
 		}
-		envs = append(envs, e)
 	}
+	start := time.Now()
+	stats := make([]stormStats, homes)
+	var wg sync.WaitGroup
+	for h := range homes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stats[h] = stormOn(t, tr, sets[h], uint64(19+h))
+		}()
+	}
+	wg.Wait()
+	var sum stormStats
+	sum.ops = map[string]int{}
+	for _, s := range stats {
+		sum.kills += s.kills
+		sum.acked += s.acked
+		sum.integrityOK += s.integrityOK
+		sum.checks += s.checks
+		sum.leaked += s.leaked
+		sum.inCgroups += s.inCgroups
+		sum.cgroupSeen = sum.cgroupSeen || s.cgroupSeen
+		sum.problems = append(sum.problems, s.problems...)
+		for k, v := range s.ops {
+			sum.ops[k] += v
+		}
+	}
+	problem := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		sum.problems = append(sum.problems, msg)
+		t.Error(msg)
+	}
+	if sum.inCgroups > 0 {
+		problem("%d processes survive in the worlds' cgroups", sum.inCgroups)
+	}
+	// RPC adapters whose daemon was killed under them must not outlive it.
+	orphans := orphanAdapters(5 * time.Second)
+	if len(orphans) > 0 {
+		problem("%d adapter processes outlived their killed daemon: pid %v", len(orphans), orphans)
+	}
+	byCgroup := "no per-world cgroup here to count by"
+	if sum.cgroupSeen {
+		byCgroup = fmt.Sprintf("%d in the worlds' cgroups", sum.inCgroups)
+	}
+	if sum.leaked > 0 {
+		problem("%d marked processes survive the final removes", sum.leaked)
+	}
+	if want := tr.kills * homes; sum.kills < want {
+		t.Errorf("only %d of %d kills landed on a live daemon", sum.kills, want)
+	}
+	in := ""
+	if homes > 1 {
+		in = fmt.Sprintf(" across %d homes running the same project names at once", homes)
+	}
+	f.Result = fmt.Sprintf("%d kills%s (during up %d, down %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end by BINKY_SERVICE markers, %s, %d orphaned adapters",
+		sum.kills, in, sum.ops["up"], sum.ops["down"], sum.ops["remove"], sum.ops["idle"], time.Since(start).Round(time.Second), sum.integrityOK, sum.checks, sum.acked, len(sum.problems), sum.leaked, byCgroup, len(orphans))
+	for _, p := range sum.problems {
+		f.detail("%s", p)
+	}
+}
+
+// stormOn is one home's storm: tr.kills daemon kills at random points of
+// up, down and remove on envs (one home, three projects), checking after
+// each kill, then everything removed.
+func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 	home := envs[0]
 	branches := []string{"a", "b"}
 	type key struct{ project, branch string }
 	want := map[key]string{}  // up, down, absent; "" when unknown
 	names := map[key]string{} // worktree names seen
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), seed))
 	var kills, acked, integrityOK, checks int
 	var problems []string
 	problem := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
+		msg := fmt.Sprintf("home %s: %s", home.home, fmt.Sprintf(format, args...))
 		problems = append(problems, msg)
 		t.Error(msg)
 	}
 	ops := map[string]int{}
 	took := map[string]time.Duration{"up": time.Second, "down": 500 * time.Millisecond, "remove": 500 * time.Millisecond}
-	start := time.Now()
 	for iter := 0; kills < tr.kills && iter < tr.kills*3; iter++ {
 		p := rng.IntN(len(envs))
 		e := envs[p]
@@ -197,32 +292,11 @@ func caseKillStorm(t *testing.T, tr tier, f *figure) {
 			inCgroups += n
 		}
 	}
-	if inCgroups > 0 {
-		problem("%d processes survive in the worlds' cgroups", inCgroups)
-	}
-	// RPC adapters whose daemon was killed under them must not outlive it.
-	orphans := orphanAdapters(5 * time.Second)
-	if len(orphans) > 0 {
-		problem("%d adapter processes outlived their killed daemon: pid %v", len(orphans), orphans)
-	}
-	byCgroup := "no per-world cgroup here to count by"
-	if cgroupSeen {
-		byCgroup = fmt.Sprintf("%d in the worlds' cgroups", inCgroups)
-	}
-	if leaked > 0 {
-		problem("%d marked processes survive the final removes", leaked)
-	}
 	if st := home.status(); len(st.Worlds) != 0 {
 		problem("%d worlds survive the final removes", len(st.Worlds))
 	}
-	if kills < tr.kills {
-		t.Errorf("only %d of %d kills landed on a live daemon", kills, tr.kills)
-	}
-	f.Result = fmt.Sprintf("%d kills (during up %d, down %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end by BINKY_SERVICE markers, %s, %d orphaned adapters",
-		kills, ops["up"], ops["down"], ops["remove"], ops["idle"], time.Since(start).Round(time.Second), integrityOK, checks, acked, len(problems), leaked, byCgroup, len(orphans))
-	for _, p := range problems {
-		f.detail("%s", p)
-	}
+	return stormStats{kills: kills, acked: acked, integrityOK: integrityOK, checks: checks, ops: ops,
+		problems: problems, leaked: leaked, inCgroups: inCgroups, cgroupSeen: cgroupSeen}
 }
 
 const stampedeWorld = `

@@ -72,9 +72,10 @@ type Daemon struct {
 	handlers map[string]handler
 	stop     context.CancelFunc
 
-	worlds  keyedLocks // project/worktree → serializes ops on one world
-	repos   keyedLocks // repository root → serializes git worktree changes
-	goldens keyedLocks // golden template name → builds a template once
+	worlds   keyedLocks // project/worktree → serializes ops on one world
+	repos    keyedLocks // repository root → serializes git worktree changes
+	goldens  keyedLocks // golden template name → builds a template once
+	verifies keyedLocks // project/worktree → one verify of a world at a time
 }
 
 // New builds a daemon; Run starts it.
@@ -139,8 +140,20 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	defer d.events.Close()
-	if d.ports, err = ports.New(d.reg, ports.Options{}); err != nil {
+	// Port blocks are leased machine-wide, so no other home on this
+	// machine (another of this user's, or another user's) is handed a
+	// block this home keeps.
+	leases, err := ports.OpenLeases(ports.DefaultLeaseDir())
+	if err != nil {
+		return fmt.Errorf("open the machine-wide port leases: %w (BINKY_PORT_LEASES names another directory)", err)
+	}
+	if d.ports, err = ports.New(d.reg, ports.Options{Leases: leases, HomeID: d.homeID, HomeDir: d.home}); err != nil {
 		return err
+	}
+	if res, err := d.ports.SyncLeases(ctx); err != nil {
+		d.log.Warn("sync port leases", "error", err)
+	} else if len(res.Contested) > 0 {
+		d.log.Warn("port blocks another home leased meanwhile; those worlds move at their next up", "blocks", len(res.Contested))
 	}
 	d.adapter = adapter.New(adapter.Options{
 		Home:   d.home,

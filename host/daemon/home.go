@@ -6,13 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/binkyhq/binky/host/ports"
 )
 
 // HomeIDFile is where a home's id is mirrored in plain text, so that any
 // binky process on the machine — another home's daemon deciding whether a
 // port lease is stale — can tell a live home from a gone or recreated one
 // without opening its registry.
-const HomeIDFile = "home.id"
+const HomeIDFile = ports.HomeIDFile
 
 // writeHomeID mirrors id into home/home.id, replacing a different or
 // partial one atomically.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -84,8 +86,15 @@ func (p Probe) interval() time.Duration {
 // says what failed (the status, the refused connection, the exit code),
 // without naming the probe; Wait adds that.
 func Check(ctx context.Context, p Probe) error {
+	_, err := check(ctx, p)
+	return err
+}
+
+// check is Check that also reports the address an http or tcp attempt
+// connected to (the zero AddrPort for exec, or when no connection was made).
+func check(ctx context.Context, p Probe) (netip.AddrPort, error) {
 	if err := p.Validate(); err != nil {
-		return err
+		return netip.AddrPort{}, err
 	}
 	switch {
 	case p.HTTP != "":
@@ -93,50 +102,79 @@ func Check(ctx context.Context, p Probe) error {
 	case p.TCP != "":
 		return checkTCP(ctx, p.TCP)
 	default:
-		return checkExec(ctx, p)
+		return netip.AddrPort{}, checkExec(ctx, p)
 	}
 }
 
-func checkHTTP(ctx context.Context, url string) error {
+func checkHTTP(ctx context.Context, url string) (netip.AddrPort, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return fmt.Errorf("build request: %w", err)
+		return netip.AddrPort{}, fmt.Errorf("build request: %w", err)
 	}
+	var mu sync.Mutex
+	var peer netip.AddrPort
+	var d net.Dialer
 	client := &http.Client{
 		// A fresh transport per attempt, without keep-alive: a probe leaves no
 		// idle connection (and no file descriptor) behind.
-		Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil},
+		Transport: &http.Transport{
+			DisableKeepAlives: true,
+			Proxy:             nil,
+			ForceAttemptHTTP2: true, // as without a DialContext
+			// Remember whom the request reached, for Options.Owner.
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				conn, err := d.DialContext(ctx, network, addr)
+				if err == nil {
+					mu.Lock()
+					peer = remoteOf(conn)
+					mu.Unlock()
+				}
+				return conn, err
+			},
+		},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
 	}
 	resp, err := client.Do(req)
+	mu.Lock()
+	reached := peer
+	mu.Unlock()
 	if err != nil {
 		var uerr interface{ Unwrap() error }
 		if errors.As(err, &uerr) && uerr.Unwrap() != nil {
 			// Drop the url.Error wrapper: the probe is named by the caller.
-			return uerr.Unwrap()
+			return reached, uerr.Unwrap()
 		}
-		return err
+		return reached, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 399 {
-		return fmt.Errorf("%s", resp.Status)
+		return reached, fmt.Errorf("%s", resp.Status)
 	}
-	return nil
+	return reached, nil
 }
 
-func checkTCP(ctx context.Context, addr string) error {
+func checkTCP(ctx context.Context, addr string) (netip.AddrPort, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		var oerr *net.OpError
 		if errors.As(err, &oerr) && oerr.Err != nil {
-			return oerr.Err
+			return netip.AddrPort{}, oerr.Err
 		}
-		return err
+		return netip.AddrPort{}, err
 	}
-	return conn.Close()
+	peer := remoteOf(conn)
+	return peer, conn.Close()
+}
+
+// remoteOf is the address conn is connected to; zero when it is not TCP.
+func remoteOf(conn net.Conn) netip.AddrPort {
+	if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort()
+	}
+	return netip.AddrPort{}
 }
 
 func checkExec(ctx context.Context, p Probe) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 )
 
@@ -55,6 +56,22 @@ func round(d time.Duration) time.Duration {
 	return d
 }
 
+// Options are what Wait watches besides the probe itself.
+type Options struct {
+	// Alive is called before each attempt and returns nil while the
+	// watched process runs, else its exit. nil: no process to watch.
+	Alive func() error
+	// Owner, when set, is asked after each http or tcp attempt that passed,
+	// with the address the attempt connected to; an error fails that
+	// attempt (and is what the final error names, if the wait ends on it),
+	// so Wait keeps trying until the socket that answers is the right one.
+	// The supervisor uses it to count only the service's own listener
+	// (listeners.Check): a probe answered by another program on the same
+	// port — another home's world, a stray server — is not health. Exec
+	// probes do not call it; neither do attempts that did not connect.
+	Owner func(addr netip.AddrPort) error
+}
+
 // Wait repeats the probe until it passes (nil), Timeout elapses, ctx ends,
 // or alive reports that the process died. The first attempt runs at once;
 // the pauses after it start at 5 ms and double, at most 25 ms apart while
@@ -63,6 +80,13 @@ func round(d time.Duration) time.Duration {
 // attempt and returns nil while the process runs, else its exit; a nil
 // alive means there is no process to watch. The error is an *Error.
 func Wait(ctx context.Context, p Probe, alive func() error) error {
+	return WaitWith(ctx, p, Options{Alive: alive})
+}
+
+// WaitWith is Wait with Options: Alive is Wait's alive, and Owner vets
+// every attempt that passed.
+func WaitWith(ctx context.Context, p Probe, opts Options) error {
+	alive := opts.Alive
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -90,7 +114,10 @@ func Wait(ctx context.Context, p Probe, alive func() error) error {
 		}
 		attempt, stop := context.WithTimeout(ctx, max(p.interval(), maxAttempt))
 		began := time.Now()
-		err := Check(attempt, p)
+		peer, err := check(attempt, p)
+		if err == nil && opts.Owner != nil && peer.IsValid() {
+			err = opts.Owner(peer)
+		}
 		cut := attempt.Err() != nil || !time.Now().Before(deadline)
 		stop()
 		if err == nil {

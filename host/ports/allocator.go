@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 
 	"github.com/binkyhq/binky/host/registry"
@@ -32,18 +33,34 @@ type Options struct {
 	// Bind opens a listener to prove a port free; nil means net.Listen.
 	// Tests replace it to fake held ports or a host without IPv6.
 	Bind func(network, address string) (io.Closer, error)
+
+	// Leases is the machine-global lease store (OpenLeases(DefaultLeaseDir())
+	// in the daemon). With it, every block this allocator hands out is
+	// leased there for this home, and blocks other homes lease are never
+	// handed out; nil leaves blocks in this home's registry only (tests of
+	// one home).
+	Leases *Leases
+	// HomeID and HomeDir name this home in its leases: the registry's home
+	// id and the BINKY_HOME directory, whose HomeIDFile must hold HomeID
+	// (other homes read it to tell whether this home still exists).
+	// Required with Leases.
+	HomeID, HomeDir string
 }
 
-// Allocator hands out port blocks recorded in the registry.
+// Allocator hands out port blocks recorded in the registry and, with
+// Options.Leases, leased machine-wide.
 type Allocator struct {
 	reg  *registry.Registry
 	rng  [2]int
 	bind func(network, address string) (io.Closer, error)
+
+	leases          *Leases
+	homeID, homeDir string
 }
 
 // New returns an allocator over reg.
 func New(reg *registry.Registry, opts Options) (*Allocator, error) {
-	a := &Allocator{reg: reg, rng: opts.Range, bind: opts.Bind}
+	a := &Allocator{reg: reg, rng: opts.Range, bind: opts.Bind, leases: opts.Leases, homeID: opts.HomeID}
 	if a.rng == [2]int{} {
 		a.rng = DefaultRange()
 	}
@@ -52,6 +69,16 @@ func New(reg *registry.Registry, opts Options) (*Allocator, error) {
 	}
 	if a.bind == nil {
 		a.bind = func(network, address string) (io.Closer, error) { return net.Listen(network, address) }
+	}
+	if a.leases != nil {
+		if opts.HomeID == "" || opts.HomeDir == "" {
+			return nil, errors.New("new port allocator: leases need the home's id and directory")
+		}
+		dir, err := canonicalDir(opts.HomeDir)
+		if err != nil {
+			return nil, fmt.Errorf("new port allocator: home directory %s: %w", opts.HomeDir, err)
+		}
+		a.homeDir = dir
 	}
 	return a, nil
 }
@@ -106,6 +133,9 @@ func (a *Allocator) reserve(ctx context.Context, project, worktree string, size 
 	if err := validRange(rng); err != nil {
 		return nil, false, fmt.Errorf("reserve ports for %s/%s: %w; fix [project] port_range in binky.toml", project, worktree, err)
 	}
+	if a.leases != nil {
+		return a.reserveLeased(ctx, project, worktree, size, rng, skipped)
+	}
 	choose := func(own *registry.PortBlock, others []*registry.PortBlock) (int, int, error) {
 		if own != nil && own.Size() >= size && own.Lo >= rng[0] && own.Hi <= rng[1] {
 			return own.Lo, own.Hi, nil
@@ -113,7 +143,7 @@ func (a *Allocator) reserve(ctx context.Context, project, worktree string, size 
 		if skipped != nil {
 			*skipped = (*skipped)[:0] // the transaction may run choose again
 		}
-		return a.search(ctx, others, size, rng, skipped)
+		return a.search(ctx, others, nil, size, rng, skipped)
 	}
 	b, created, err := a.reg.ReservePortBlock(ctx, project, worktree, choose)
 	if err != nil {
@@ -123,17 +153,18 @@ func (a *Allocator) reserve(ctx context.Context, project, worktree string, size 
 }
 
 // search finds the first run of size ports in rng that overlaps no block in
-// others (sorted by Lo) and whose every port binds. It runs inside the
-// registry's write transaction.
-func (a *Allocator) search(ctx context.Context, others []*registry.PortBlock, size int, rng [2]int, skipped *[]int) (int, int, error) {
-	held, reservedSkips := 0, 0
+// others (this home's other worktrees) or leased (other homes' leases) and
+// whose every port binds. It runs inside the registry's write transaction
+// (and, with leases, under the lease lock).
+func (a *Allocator) search(ctx context.Context, others, leased []*registry.PortBlock, size int, rng [2]int, skipped *[]int) (int, int, error) {
+	held := 0
+	taken := append(slices.Clip(others), leased...)
 	for lo := rng[0]; lo+size-1 <= rng[1]; {
 		if err := ctx.Err(); err != nil {
 			return 0, 0, err
 		}
 		hi := lo + size - 1
-		if b := overlapping(others, lo, hi); b != nil {
-			reservedSkips++
+		if b := overlapping(taken, lo, hi); b != nil {
 			lo = b.Hi + 1
 			continue
 		}
@@ -153,14 +184,21 @@ func (a *Allocator) search(ctx context.Context, others []*registry.PortBlock, si
 		}
 		lo = next
 	}
-	reserved := 0
-	for _, b := range others {
-		if b.Overlaps(rng[0], rng[1]) {
-			reserved++
+	count := func(bs []*registry.PortBlock) int {
+		n := 0
+		for _, b := range bs {
+			if b.Overlaps(rng[0], rng[1]) {
+				n++
+			}
 		}
+		return n
 	}
-	return 0, 0, fmt.Errorf("%w: no %d consecutive free ports in %d-%d (%d blocks of other worktrees in it, %d ports found held by other programs); set [project] port_range in binky.toml to a range with room, or remove worktrees you no longer need",
-		ErrExhausted, size, rng[0], rng[1], reserved, held)
+	homes := ""
+	if a.leases != nil {
+		homes = fmt.Sprintf(", %d blocks leased by other binky homes on this machine (%s)", count(leased), a.leases.Dir())
+	}
+	return 0, 0, fmt.Errorf("%w: no %d consecutive free ports in %d-%d (%d blocks of other worktrees in it%s, %d ports found held by other programs); set [project] port_range in binky.toml to a range with room, or remove worktrees you no longer need",
+		ErrExhausted, size, rng[0], rng[1], count(others), homes, held)
 }
 
 // overlapping returns the block of others overlapping lo..hi that ends last,
@@ -220,11 +258,26 @@ func (a *Allocator) Block(ctx context.Context, project, worktree string) (lo, hi
 }
 
 // Release gives the worktree's block back and returns what it was; 0, 0 when
-// it had none.
+// it had none. With leases, the worktree's lease goes too.
 func (a *Allocator) Release(ctx context.Context, project, worktree string) (lo, hi int, err error) {
+	if a.leases != nil {
+		unlock, err := a.leases.lock(ctx)
+		if err != nil {
+			return 0, 0, fmt.Errorf("release ports of %s/%s: %w", project, worktree, err)
+		}
+		defer unlock()
+	}
 	b, err := a.reg.ReleasePortBlock(ctx, project, worktree)
-	if err != nil || b == nil {
+	if err != nil {
 		return 0, 0, err
+	}
+	if a.leases != nil {
+		// A lease that cannot be removed is an orphan of this home: the
+		// next reservation or SyncLeases removes it.
+		_ = a.dropLeases(project, worktree)
+	}
+	if b == nil {
+		return 0, 0, nil
 	}
 	return b.Lo, b.Hi, nil
 }

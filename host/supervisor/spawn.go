@@ -17,6 +17,7 @@ type run struct {
 	started   time.Time
 	adopted   bool
 	watch     *pidWatch // adopted runs: how the exit is learnt
+	cgroup    string    // the cgroup it was started in ("" when none): its processes are the service's
 
 	exited chan struct{} // closed once the process has ended
 	exit   Exit          // Pid, Code, Signal, Err; valid once exited is closed
@@ -98,6 +99,7 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 	}
 	err = cmd.Start()
 	done()
+	inCgroup := err == nil && usedCgroup(cmd.SysProcAttr)
 	if err != nil && usedCgroup(cmd.SysProcAttr) {
 		// A kernel or policy that refuses clone-into-cgroup: start plainly.
 		u.log.Warn("starting in the world's cgroup failed; tracking by process group only", "error", err)
@@ -116,6 +118,11 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 		u.log.Warn("no start time recorded; the process cannot be re-adopted", "pid", pid, "error", err)
 	}
 	r := newRun(pid, pid, st)
+	if inCgroup {
+		if cg := cgroupOf(pid); cg != "" && cg != "/" {
+			r.cgroup = cg // the world's cgroup, which it was cloned into
+		}
+	}
 	// Learn of the exit through a pidfd on the runtime's poller first, so
 	// the wait holds no OS thread while the service runs (a blocked
 	// wait4 does: one thread per service); Wait then reaps at once.
@@ -168,7 +175,9 @@ func (s *Supervisor) watchHealth(u *unit, spec Spec, r *run) {
 		return
 	}
 	go func() {
-		err := health.Wait(s.ctx, *spec.Health, r.alive)
+		// Only the service's own listener counts: a probe answered by
+		// another program on its port (another home's world) is not health.
+		err := health.WaitWith(s.ctx, *spec.Health, health.Options{Alive: r.alive, Owner: listenerCheck(spec, r)})
 		r.healthErr = err
 		close(r.healthDone)
 		if s.ctx.Err() != nil {

@@ -34,8 +34,34 @@ type dirStore struct {
 
 func (d dirStore) path(t sdk.Target) string { return filepath.Join(t.DataDir, t.Slice) }
 
+// claimPath keeps a slice's owner claim beside its directory.
+func (d dirStore) claimPath(t sdk.Target, slice string) string {
+	return filepath.Join(t.DataDir, slice+".owner")
+}
+
+// checkClaim refuses another owner's slice (mode claimliar says it claims
+// and checks nothing; noclaims does not claim).
+func (d dirStore) checkClaim(t sdk.Target, slice string) error {
+	if d.mode == "claimliar" || d.mode == "noclaims" {
+		return nil
+	}
+	b, _ := os.ReadFile(d.claimPath(t, slice))
+	return t.CheckClaim("slice "+slice, string(b))
+}
+
+// keepClaim checks, then records t's claim (adopting an unclaimed slice).
+func (d dirStore) keepClaim(t sdk.Target) error {
+	if err := d.checkClaim(t, t.Slice); err != nil {
+		return err
+	}
+	if c := t.Claim(); c != "" && d.mode != "claimliar" && d.mode != "noclaims" {
+		return os.WriteFile(d.claimPath(t, t.Slice), []byte(c), 0o644)
+	}
+	return nil
+}
+
 func (d dirStore) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
-	resp := &sdk.DescribeResponse{Name: "dirstore", Aliases: []string{"folder"}, Clone: d.mode != "noclone", RPC: true}
+	resp := &sdk.DescribeResponse{Name: "dirstore", Aliases: []string{"folder"}, Clone: d.mode != "noclone", RPC: true, Claims: d.mode != "noclaims"}
 	switch d.mode {
 	case "badname":
 		resp.Name = "Dir Store"
@@ -51,10 +77,16 @@ func (d dirStore) Provision(_ context.Context, r *sdk.ProvisionRequest) (*sdk.Pr
 			return nil, sdk.Errorf(sdk.CodeConflict, "slice %q exists", r.Slice)
 		}
 	}
+	if err := d.keepClaim(r.Target); err != nil {
+		return nil, err
+	}
 	return &sdk.ProvisionResponse{}, os.MkdirAll(d.path(r.Target), 0o755)
 }
 
 func (d dirStore) Resolve(_ context.Context, r *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+	if err := d.checkClaim(r.Target, r.Slice); err != nil {
+		return nil, err
+	}
 	addr := "file://" + d.path(r.Target)
 	if d.mode == "rpcdiffers" && d.rpc {
 		addr += "/rpc"
@@ -73,10 +105,20 @@ func (d dirStore) Clone(_ context.Context, r *sdk.CloneRequest) (*sdk.CloneRespo
 	if _, err := os.Stat(src); err != nil {
 		return nil, sdk.Errorf(sdk.CodeConflict, "source %q: %v", r.Source, err)
 	}
+	if err := d.checkClaim(r.Target, r.Source); err != nil {
+		return nil, err
+	}
+	if err := d.keepClaim(r.Target); err != nil {
+		return nil, err
+	}
 	return &sdk.CloneResponse{Method: "mkdir"}, os.MkdirAll(d.path(r.Target), 0o755)
 }
 
 func (d dirStore) Destroy(_ context.Context, r *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+	if err := d.checkClaim(r.Target, r.Slice); err != nil {
+		return nil, err
+	}
+	os.Remove(d.claimPath(r.Target, r.Slice))
 	return &sdk.DestroyResponse{}, os.RemoveAll(d.path(r.Target))
 }
 
@@ -141,7 +183,7 @@ func TestRunReportsEveryCheck(t *testing.T) {
 	if err != nil || failed != 0 {
 		t.Fatalf("Run: failed %d, err %v; want 0, nil", failed, err)
 	}
-	if want := "describe provision resolve clone destroy invalid protocol rpc"; strings.Join(got, " ") != want {
+	if want := "describe provision resolve clone destroy claim invalid protocol rpc"; strings.Join(got, " ") != want {
 		t.Errorf("checks: got %q; want %q", strings.Join(got, " "), want)
 	}
 	left, err := os.ReadDir(opts.DataDir)
@@ -165,6 +207,7 @@ func TestBrokenAdapters(t *testing.T) {
 		{mode: "cloneliar", wantFail: checkClone, wantInMsg: "dirstore cannot clone"},
 		{mode: "lenient", wantFail: checkInvalid, wantInMsg: "replied ok"},
 		{mode: "rpcdiffers", wantFail: checkRPC, wantInMsg: "want the same bytes"},
+		{mode: "claimliar", wantFail: checkClaim, wantInMsg: "by another owner succeeded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -198,6 +241,18 @@ func TestCloneUnsupportedByServer(t *testing.T) {
 	r := results[checkClone]
 	if !r.OK || !strings.Contains(r.Detail, "cannot clone") {
 		t.Errorf("clone check = %+v; want it passed, saying the server cannot clone", r)
+	}
+}
+
+// TestNoClaims: an adapter that does not claim slices passes the claim
+// check, which says what that means.
+func TestNoClaims(t *testing.T) {
+	results := map[string]Result{}
+	if _, err := Run(t.Context(), fakeOptions(t, "noclaims"), func(r Result) { results[r.Check] = r }); err != nil {
+		t.Fatal(err)
+	}
+	if r := results[checkClaim]; !r.OK || !strings.Contains(r.Detail, "claims:false") {
+		t.Errorf("claim check = %+v; want it passed, saying the adapter does not claim", r)
 	}
 }
 

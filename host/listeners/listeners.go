@@ -1,0 +1,174 @@
+package listeners
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"slices"
+)
+
+// Socket is one listening TCP socket.
+type Socket struct {
+	Addr  netip.AddrPort // local address; IPv4-mapped IPv6 addresses are unmapped
+	UID   int            // the user that opened it
+	Inode uint64         // what /proc/<pid>/fd links name as socket:[inode]
+}
+
+// ForeignError is Check's answer when the socket that answers a port is not
+// held by the process set it was asked about.
+type ForeignError struct {
+	Port    int
+	Pid     int    // the holder; 0 when no holder is visible to this user
+	Command string // the holder's command line, when Pid is set
+	UID     int    // the socket's owner, when Pid is 0
+}
+
+func (e *ForeignError) Error() string {
+	if e.Pid != 0 {
+		return fmt.Sprintf("port %d is answered by pid %d (%s), not by this service", e.Port, e.Pid, e.Command)
+	}
+	return fmt.Sprintf("port %d is answered by a process of another user (uid %d), not by this service", e.Port, e.UID)
+}
+
+// Describe names a process the way errors show it: "pid 1234 (python3 -m
+// http.server)".
+func Describe(pid int) string { return fmt.Sprintf("pid %d (%s)", pid, CommandLine(pid)) }
+
+// Answering narrows socks to those that accept a TCP connection to addr, as
+// the kernel picks them: sockets bound to addr's very address, else the
+// wildcard of its family (0.0.0.0 for IPv4, then :: which also takes IPv4
+// unless it is IPv6-only). Sockets on other ports are dropped. Several
+// sockets remain when they share the address (SO_REUSEPORT).
+func Answering(socks []Socket, addr netip.AddrPort) []Socket {
+	a := addr.Addr().Unmap().WithZone("")
+	var exact, wild4, wild6 []Socket
+	for _, s := range socks {
+		if s.Addr.Port() != addr.Port() {
+			continue
+		}
+		switch la := s.Addr.Addr().Unmap().WithZone(""); {
+		case la == a:
+			exact = append(exact, s)
+		case la == netip.IPv4Unspecified():
+			if a.Is4() {
+				wild4 = append(wild4, s)
+			}
+		case la == netip.IPv6Unspecified():
+			wild6 = append(wild6, s)
+		}
+	}
+	switch {
+	case len(exact) > 0:
+		return exact
+	case len(wild4) > 0:
+		return wild4
+	}
+	return wild6
+}
+
+// Check tells whether the socket that answers a TCP connection to addr is
+// held by a process mine accepts. It returns nil when one of that socket's
+// holders is mine, and also whenever this host cannot tell: no /proc, addr
+// is not an address of this host (a remote server, a container's network),
+// or no socket here takes the connection. Otherwise it returns a
+// *ForeignError naming the holder — the lowest pid holding the socket — or,
+// when no holder is visible (another user's process, and this one is not
+// root), the socket's owner.
+func Check(addr netip.AddrPort, mine func(pid int) bool) error {
+	if !isLocal(addr.Addr()) {
+		return nil
+	}
+	all, err := Listening(int(addr.Port()))
+	if err != nil {
+		return nil // cannot tell here: the answer is taken at its word
+	}
+	socks := Answering(all, addr)
+	if len(socks) == 0 {
+		return nil
+	}
+	inodes := make([]uint64, len(socks))
+	for i, s := range socks {
+		inodes[i] = s.Inode
+	}
+	holders := Holders(inodes...)
+	var pids []int
+	for _, s := range socks {
+		pids = append(pids, holders[s.Inode]...)
+	}
+	slices.Sort(pids)
+	pids = slices.Compact(pids)
+	for _, pid := range pids {
+		if mine(pid) {
+			return nil
+		}
+	}
+	if len(pids) > 0 {
+		return &ForeignError{Port: int(addr.Port()), Pid: pids[0], Command: CommandLine(pids[0])}
+	}
+	for _, s := range socks {
+		if s.UID != os.Geteuid() {
+			return &ForeignError{Port: int(addr.Port()), UID: s.UID}
+		}
+	}
+	// This user's socket, yet no process of this user holds it where we can
+	// see (another pid namespace, or it is being closed): cannot tell.
+	return nil
+}
+
+// Holder names the process listening on TCP port, on any address: the
+// lowest pid holding one of its listening sockets, as Describe shows it. It
+// returns "" when the port is not held, the holder is not visible to this
+// user, or this platform cannot tell.
+func Holder(port int) string {
+	if pid := HolderPid(port); pid != 0 {
+		return Describe(pid)
+	}
+	return ""
+}
+
+// HolderPid is the pid Holder names, or 0.
+func HolderPid(port int) int {
+	socks, err := Listening(port)
+	if err != nil || len(socks) == 0 {
+		return 0
+	}
+	inodes := make([]uint64, len(socks))
+	for i, s := range socks {
+		inodes[i] = s.Inode
+	}
+	best := 0
+	for _, pids := range Holders(inodes...) {
+		for _, pid := range pids {
+			if best == 0 || pid < best {
+				best = pid
+			}
+		}
+	}
+	return best
+}
+
+// isLocal reports whether a is an address of this host: loopback,
+// unspecified (a connection to 0.0.0.0 reaches this host), or one of its
+// interfaces' addresses.
+func isLocal(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	if !a.IsValid() {
+		return false
+	}
+	if a.IsLoopback() || a.IsUnspecified() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(n.IP); ok && ip.Unmap() == a {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,21 @@
+//go:build !linux
+
+package listeners
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+)
+
+// Listening cannot tell on this platform: it always returns an error
+// wrapping errors.ErrUnsupported (so Check passes and Holder says "").
+func Listening(int) ([]Socket, error) {
+	return nil, fmt.Errorf("list listening sockets on %s: %w", runtime.GOOS, errors.ErrUnsupported)
+}
+
+// Holders finds no holder on this platform.
+func Holders(...uint64) map[uint64][]int { return map[uint64][]int{} }
+
+// CommandLine is "?" on this platform.
+func CommandLine(int) string { return "?" }

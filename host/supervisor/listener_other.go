@@ -1,0 +1,9 @@
+//go:build !linux
+
+package supervisor
+
+// cgroupOf: no cgroups here.
+func cgroupOf(int) string { return "" }
+
+// hasMarker: a process's environment cannot be read here.
+func hasMarker(int, string) bool { return false }

@@ -33,6 +33,9 @@ seed    = "sqlite3 \"${db.path}\" \"INSERT INTO items VALUES ('seeded')\""
 cmd        = "exec sleep 100790"
 depends_on = ["db"]
 ports      = ["http"]
+
+[worktree]
+setup = ["sleep 0.3"]
 `
 
 // killDaemonNow kill -9s home's daemon when one runs, reporting whether it
@@ -153,8 +156,8 @@ func killStorms(t *testing.T, tr tier, f *figure, homes int) {
 	if homes > 1 {
 		in = fmt.Sprintf(" across %d homes running the same project names at once", homes)
 	}
-	f.Result = fmt.Sprintf("%d kills%s (during up %d, down %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end by BINKY_SERVICE markers, %s, %d orphaned adapters",
-		sum.kills, in, sum.ops["up"], sum.ops["down"], sum.ops["remove"], sum.ops["idle"], time.Since(start).Round(time.Second), sum.integrityOK, sum.checks, sum.acked, len(sum.problems), sum.leaked, byCgroup, len(orphans))
+	f.Result = fmt.Sprintf("%d kills%s (during up %d, down %d, reset %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end by BINKY_SERVICE markers, %s, %d orphaned adapters",
+		sum.kills, in, sum.ops["up"], sum.ops["down"], sum.ops["reset"], sum.ops["remove"], sum.ops["idle"], time.Since(start).Round(time.Second), sum.integrityOK, sum.checks, sum.acked, len(sum.problems), sum.leaked, byCgroup, len(orphans))
 	for _, p := range sum.problems {
 		f.detail("%s", p)
 	}
@@ -178,7 +181,7 @@ func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 		t.Error(msg)
 	}
 	ops := map[string]int{}
-	took := map[string]time.Duration{"up": time.Second, "down": 500 * time.Millisecond, "remove": 500 * time.Millisecond}
+	took := map[string]time.Duration{"up": time.Second, "down": 500 * time.Millisecond, "remove": 500 * time.Millisecond, "reset": 500 * time.Millisecond}
 	for iter := 0; kills < tr.kills && iter < tr.kills*3; iter++ {
 		p := rng.IntN(len(envs))
 		e := envs[p]
@@ -187,11 +190,16 @@ func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 		b := fmt.Sprintf("%s%d", branches[rng.IntN(len(branches))], p)
 		k := key{fmt.Sprintf("storm%d", p), b}
 		var args []string
-		switch r := rng.IntN(4); {
+		switch r := rng.IntN(5); {
 		case r < 2:
 			args = []string{"up", "-q", b}
 		case r == 2:
 			args = []string{"down", b}
+		case r == 3:
+			// reset drops and rebuilds the slice under a running worker,
+			// and a new worktree's first up runs [worktree] setup: both
+			// are killed in the middle too.
+			args = []string{"reset", "-q", b}
 		default:
 			args = []string{"remove", "--force", "-q", b}
 		}
@@ -217,6 +225,8 @@ func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 		switch {
 		case r.code != 0:
 			want[k] = ""
+		case args[0] == "reset":
+			// An acknowledged reset leaves the world as it was.
 		case args[0] == "up":
 			want[k], acked = "up", acked+1
 		case args[0] == "down":

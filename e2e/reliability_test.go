@@ -121,7 +121,7 @@ func TestReliability(t *testing.T) {
 // reliabilityCases runs every case in order: one at a time, so that the
 // timings and the process counts of one are not another's.
 func reliabilityCases(t *testing.T) {
-	reliabilityCase(t, "kill_storm", "daemon kill -9 at random points of up, down and remove on 3 projects; after each kill: PRAGMA integrity_check, acknowledged changes, duplicate or ghost worlds, processes left", caseKillStorm)
+	reliabilityCase(t, "kill_storm", "daemon kill -9 at random points of up (with [worktree] setup), down, reset and remove on 3 projects; after each kill: PRAGMA integrity_check, acknowledged changes, duplicate or ghost worlds, processes left", caseKillStorm)
 	reliabilityCase(t, "kill_storm_two_homes", "the kill storm in two homes at once, with the same project names, one port range and one port lease store: each home's acknowledged changes, its own processes, and nothing of one home ended by the other", caseKillStormTwoHomes)
 	reliabilityCase(t, "stampede", "concurrent `binky up`s from separate processes with no daemon running", caseStampede)
 	reliabilityCase(t, "disk_full", "BINKY_HOME on a 16 MiB tmpfs filled up: up and down refused or durable, integrity, recovery", caseDiskFull)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/binkyhq/binky/cmd/internal/cli"
@@ -52,5 +53,11 @@ func (c *removeCmd) Run(g *globals) error {
 		return &exitError{Code: 1, Err: fmt.Errorf("remove: %w", err)}
 	}
 	fmt.Printf("%s/%s removed in %.1fs (worktree, slices, ports and logs)\n", w.Project, w.Worktree, time.Since(start).Seconds())
+	if len(w.Left) > 0 {
+		fmt.Fprintf(os.Stderr, "binky forgot %d slice(s) it could not destroy; they are still on their servers, drop them by hand:\n", len(w.Left))
+		for _, l := range w.Left {
+			fmt.Fprintf(os.Stderr, "  %s\n", l)
+		}
+	}
 	return nil
 }

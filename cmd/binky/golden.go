@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -45,7 +46,7 @@ func (c *goldenListCmd) Run(g *globals) error {
 	for _, t := range res.Templates {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			dash(t.Project), dash(t.Service)+"/"+dash(t.CloneFrom), templateKey(t), t.Adapter, humanSize(t.Size),
-			strings.TrimSuffix(since(t.Created), " ago"), since(t.LastUsed), dash(strings.Join(t.Worlds, ",")), t.Name)
+			strings.TrimSuffix(since(t.Created), " ago"), since(t.LastUsed), dash(strings.Join(t.Worlds, ",")), t.Name+templateState(t))
 	}
 	return tw.Flush()
 }
@@ -77,17 +78,40 @@ func (c *goldenTarget) act(g *globals, action string) error {
 	pp := &progressPrinter{w: os.Stderr, quiet: c.Quiet}
 	var res api.GoldenResult
 	args := api.GoldenArgs{Action: action, Template: c.Template, Project: c.Project, Dir: wd, Env: cli.CallerEnv()}
-	if err := cl.Call(g.ctx, api.OpGolden, args, api.Handlers{Progress: pp.show}, &res); err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("golden %s: %w", action, err)}
+	callErr := cl.Call(g.ctx, api.OpGolden, args, api.Handlers{Progress: pp.show}, &res)
+	if callErr != nil {
+		// Several templates: each one's result rides in the error's detail.
+		var ae *api.Error
+		if !errors.As(callErr, &ae) || len(ae.Detail) == 0 || json.Unmarshal(ae.Detail, &res) != nil {
+			return &exitError{Code: 1, Err: fmt.Errorf("golden %s: %w", action, callErr)}
+		}
 	}
 	for _, t := range res.Templates {
+		if t.Error != "" {
+			fmt.Printf("NOT dropped %s (%s/%s): %s\n", t.Name, t.Project, dash(t.CloneFrom), t.Error)
+			continue
+		}
 		if action == api.GoldenRebuild {
 			fmt.Printf("dropped %s; the next `binky up` (or reset) of a world with key %s builds it again\n", t.Name, templateKey(t))
 		} else {
 			fmt.Printf("dropped %s (%s/%s, key %s)\n", t.Name, t.Project, dash(t.CloneFrom), templateKey(t))
 		}
 	}
+	if callErr != nil {
+		return &exitError{Code: 1, Err: fmt.Errorf("golden %s: %w", action, callErr)}
+	}
 	return nil
+}
+
+// templateState marks a template that is not ready to clone.
+func templateState(t api.GoldenTemplate) string {
+	switch t.State {
+	case "":
+		return ""
+	case "building":
+		return " (building, or a build cut short: binky golden drop removes it)"
+	}
+	return " (" + t.State + ": a failed build or clone left it; binky golden drop removes it)"
 }
 
 func templateKey(t api.GoldenTemplate) string {

@@ -75,6 +75,9 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 			verify += "  " + q // admission: place and reason (reserve.go)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t(%s)%s\n", w.Worktree, st.paint(stateColor(w.State), w.State), portsLabel(w.Ports), w.Branch, verify)
+		if w.Reason != "" {
+			fmt.Fprintf(tw, "    why: %s\n", st.paint(stateColor(w.State), w.Reason))
+		}
 		var tails []api.Service
 		for _, s := range w.Services {
 			pid, port := "-", "-"

@@ -72,6 +72,9 @@ type resetCmd struct {
 	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
 	Service  string `arg:"" optional:"" help:"One adapter service; default: all of them."`
 	Quiet    bool   `short:"q" help:"No live progress."`
+	// NoRestart keeps today's behaviour for apps that cope with a slice
+	// replaced under them.
+	NoRestart bool `name:"no-restart" help:"Leave the services that depend on the reset slices running (by default they are stopped before the reset and started again after it)."`
 }
 
 func (c *resetCmd) Run(g *globals) error {
@@ -82,7 +85,7 @@ func (c *resetCmd) Run(g *globals) error {
 	pp := newProgress(c.Quiet)
 	start := time.Now()
 	var w api.World
-	args := api.ResetArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project), Service: c.Service}
+	args := api.ResetArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project), Service: c.Service, NoRestart: c.NoRestart}
 	err = cl.Call(g.ctx, api.OpReset, args, api.Handlers{Progress: pp.show}, &w)
 	pp.done()
 	if err != nil {

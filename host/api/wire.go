@@ -125,6 +125,10 @@ type EnvArgs struct {
 type ResetArgs struct {
 	WorldRef
 	Service string `json:"service,omitempty"`
+	// NoRestart leaves the services that depend on the reset slices
+	// running through the reset (by default they are stopped before the
+	// slice is dropped and started again, and waited for, after).
+	NoRestart bool `json:"no_restart,omitempty"`
 }
 
 // VerifyArgs runs a world's verify commands.
@@ -184,16 +188,29 @@ type GoldenTemplate struct {
 	// Worlds are the existing worlds cloned from it.
 	Worlds []string `json:"worlds,omitempty"`
 	Legacy bool     `json:"legacy,omitempty"`
+	// State is "" for a template ready to clone, "building" for one whose
+	// build has not finished (or was cut short), "broken" for one a failed
+	// build or clone left on the server.
+	State string `json:"state,omitempty"`
+	// Error is why dropping this template failed (drop and rebuild of
+	// several report each one's result).
+	Error string `json:"error,omitempty"`
 }
 
 // World describes one worktree's world.
 type World struct {
-	Project  string    `json:"project"`
-	Worktree string    `json:"worktree"`
-	Branch   string    `json:"branch"`
-	Path     string    `json:"path"`
-	Repo     string    `json:"repo,omitempty"` // the main worktree of the world's repository
-	State    string    `json:"state"`
+	Project  string `json:"project"`
+	Worktree string `json:"worktree"`
+	Branch   string `json:"branch"`
+	Path     string `json:"path"`
+	Repo     string `json:"repo,omitempty"` // the main worktree of the world's repository
+	State    string `json:"state"`
+	// Reason says why a world is degraded or failed: which service, which
+	// step, what the server or the probe answered.
+	Reason string `json:"reason,omitempty"`
+	// Left lists, after remove --force, each slice that could not be
+	// destroyed and was forgotten: which, on which server, and why.
+	Left     []string  `json:"left,omitempty"`
 	Ports    [2]int    `json:"ports"`
 	Services []Service `json:"services"`
 	Verify   *Verify   `json:"verify,omitempty"`

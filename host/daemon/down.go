@@ -14,6 +14,7 @@ import (
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/golden"
 	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
@@ -183,7 +184,7 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 			}
 		}
 	}
-	plan, err := d.planDestroy(ctx, rec, a.Env)
+	plan, err := d.planDestroy(ctx, rec, a.Env, a.Force)
 	if err != nil {
 		return nil, err
 	}
@@ -207,9 +208,11 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 		}
 	}
 	// 4. the slices, each forgotten once destroyed.
-	if err := d.destroySlices(ctx, s, rec, plan); err != nil {
+	left, err := d.destroySlices(ctx, s, rec, plan, a.Force)
+	if err != nil {
 		return nil, err
 	}
+	out.Left = left
 	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil && lo > 0 {
 		if _, _, err := d.ports.Release(ctx, rec.Project, rec.Name); err != nil {
 			return nil, err
@@ -237,20 +240,23 @@ type destroyPlan struct {
 
 type destroyItem struct {
 	service, adapter string
-	conn             *adapter.Conn
+	conn             *adapter.Conn // nil when openErr says why it could not be opened
 	target           sdk.Target
+	openErr          error
 }
 
 func (p *destroyPlan) close() {
 	for _, it := range p.items {
-		it.conn.Close()
+		if it.conn != nil {
+			it.conn.Close()
+		}
 	}
 }
 
 // planDestroy resolves, for each slice the registry records, its adapter,
 // its target (admin_url rendered with the caller's ${env.*}) and an open
 // adapter connection. Any error here is a refusal: nothing changed yet.
-func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, callerEnv map[string]string) (*destroyPlan, error) {
+func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, callerEnv map[string]string, force bool) (*destroyPlan, error) {
 	plan := &destroyPlan{}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
@@ -269,7 +275,29 @@ func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	if err != nil {
 		return nil, errorf(api.CodeInvalid, "read the world's config to find its adapters (nothing was removed): %v", err)
 	}
-	envVals, err := resolveEnvOf(adapterStrings{cfg}, cfg, rec.Path, callerEnv)
+	// Each slice is reached with the service as binky.toml has it now,
+	// else as it was recorded with the slice (a service removed from
+	// binky.toml, or one whose adapter changed, still names its server).
+	svcOf := map[string]*config.Service{}
+	src := adapterStrings{cfg: cfg}
+	for _, sv := range slices {
+		svc, ok := cfg.Services[sv.Name]
+		if !ok || !svc.IsAdapter() || (sv.Adapter != "" && sv.Adapter != svc.Adapter) {
+			rs, err := recordedService(sv)
+			if err != nil {
+				return nil, errorf(api.CodeInvalid, "%v (nothing was removed)", err)
+			}
+			svc = rs
+			src.extra = append(src.extra, svc.AdminURL)
+			for _, v := range svc.Config {
+				if s, ok := v.(string); ok {
+					src.extra = append(src.extra, s)
+				}
+			}
+		}
+		svcOf[sv.Name] = svc
+	}
+	envVals, err := resolveEnvOf(src, cfg, rec.Path, callerEnv)
 	if err != nil {
 		return nil, errorf(api.CodeInvalid, "%v (nothing was removed)", err)
 	}
@@ -279,14 +307,7 @@ func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
 	coords := w.coords()
 	for _, sv := range slices {
-		svc, ok := cfg.Services[sv.Name]
-		if !ok || !svc.IsAdapter() {
-			if sv.Adapter == "" {
-				plan.close()
-				return nil, errorf(api.CodeInvalid, "service %s of %s has a slice but binky.toml no longer says which adapter made it; restore the service in binky.toml, or drop the slice by hand (nothing was removed)", sv.Name, rec.Name)
-			}
-			svc = &config.Service{Name: sv.Name, Adapter: sv.Adapter}
-		}
+		svc := svcOf[sv.Name]
 		adapterName := svc.Adapter
 		if sv.Adapter != "" {
 			adapterName = sv.Adapter
@@ -299,21 +320,48 @@ func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 		s2.Adapter = adapterName
 		conn, err := d.openAdapter(ctx, &s2)
 		if err != nil {
+			if force {
+				// --force: a slice whose adapter is gone is forgotten, and
+				// said to be left behind.
+				plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, target: d.target(w, &s2, name, coords), openErr: err})
+				continue
+			}
 			plan.close()
-			return nil, errorf(api.CodeInvalid, "%v (nothing was removed)", err)
+			return nil, errorf(api.CodeInvalid, "%v (nothing was removed; remove --force forgets the slice and says where it is left)", err)
 		}
 		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, conn: conn, target: d.target(w, &s2, name, coords)})
 	}
 	return plan, nil
 }
 
+// recordedService is an adapter service as it was recorded with its slice
+// (adapter, admin_url and config as binky.toml wrote them).
+func recordedService(sv *registry.Service) (*config.Service, error) {
+	if sv.Adapter == "" {
+		return nil, fmt.Errorf("service %s has a slice, but neither binky.toml nor the record says which adapter made it; restore the service in binky.toml, or drop the slice by hand", sv.Name)
+	}
+	svc := &config.Service{Name: sv.Name, Adapter: sv.Adapter}
+	if sv.Admin != "-" {
+		svc.AdminURL = sv.Admin
+	}
+	if sv.Config != "" {
+		if err := json.Unmarshal([]byte(sv.Config), &svc.Config); err != nil {
+			return nil, fmt.Errorf("read the recorded config of %s's slice: %w", sv.Name, err)
+		}
+	}
+	return svc, nil
+}
+
 // adapterStrings is the token source of cfg's adapter services alone: what
 // destroying their slices renders (admin_url, config).
-type adapterStrings struct{ cfg *config.Config }
+type adapterStrings struct {
+	cfg   *config.Config
+	extra []string // recorded admin_url and config strings of slices whose service left cfg
+}
 
 func (a adapterStrings) TokenStrings() []string {
 	cfg := a.cfg
-	var out []string
+	out := append([]string(nil), a.extra...)
 	for _, name := range cfg.Order {
 		svc := cfg.Services[name]
 		if !svc.IsAdapter() {
@@ -330,23 +378,57 @@ func (a adapterStrings) TokenStrings() []string {
 }
 
 // destroySlices drops each planned slice and forgets it, so a remove cut
-// short and run again destroys only what is left.
-func (d *Daemon) destroySlices(ctx context.Context, s *stream, rec *registry.Worktree, plan *destroyPlan) error {
+// short and run again destroys only what is left. With force, a slice that
+// cannot be destroyed (server unreachable, adapter gone or refusing) is
+// forgotten too, and each one is returned as what was left on which
+// server, so nothing is orphaned silently.
+func (d *Daemon) destroySlices(ctx context.Context, s *stream, rec *registry.Worktree, plan *destroyPlan, force bool) ([]string, error) {
+	var left []string
 	for _, it := range plan.items {
 		s.progress("destroy", it.service, it.target.Slice)
-		if _, err := it.conn.Destroy(ctx, &sdk.DestroyRequest{Target: it.target}); err != nil {
-			return errorf(api.CodeFailed, "destroy %s slice %q of %s: %v (run remove again to finish)", it.adapter, it.target.Slice, it.service, err)
+		err := it.openErr
+		if err == nil {
+			_, err = it.conn.Destroy(ctx, &sdk.DestroyRequest{Target: it.target})
+		}
+		if err != nil && !force {
+			return nil, errorf(api.CodeFailed, "destroy %s slice %q of %s: %v (run remove again to finish, or remove --force to forget it and be told where it is left)", it.adapter, it.target.Slice, it.service, err)
+		}
+		if err != nil {
+			where := serverOf(it.target)
+			msg := fmt.Sprintf("%s slice %q of %s on %s", it.adapter, it.target.Slice, it.service, where)
+			left = append(left, msg+": "+d.redact.String(err.Error()))
+			s.progress("left", it.service, msg+" (could not be destroyed; drop it by hand)")
+			d.emit(events.Event{Event: events.SliceLeft, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter, Detail: msg, Error: err.Error()})
+			if derr := d.reg.DeleteService(ctx, rec.ID, it.service); derr != nil {
+				return left, fmt.Errorf("forget the slice of %s: %w", it.service, derr)
+			}
+			continue
 		}
 		if err := d.reg.DeleteService(ctx, rec.ID, it.service); err != nil {
-			return fmt.Errorf("forget the destroyed slice of %s: %w", it.service, err)
+			return left, fmt.Errorf("forget the destroyed slice of %s: %w", it.service, err)
 		}
 		d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter})
 	}
-	return nil
+	return left, nil
+}
+
+// serverOf names where a slice lives, with no credential: the admin URL's
+// scheme, host and port, or the adapter's data directory.
+func serverOf(t sdk.Target) string {
+	if t.AdminURL != "" {
+		if srv := golden.Server(t.AdminURL); srv != "" {
+			return srv
+		}
+		return "the server of its admin_url"
+	}
+	if t.DataDir != "" {
+		return t.DataDir
+	}
+	return "its server"
 }
 
 func worldSummary(rec *registry.Worktree) *api.World {
-	return &api.World{Project: rec.Project, Worktree: rec.Name, Branch: rec.Branch, Path: rec.Path, Repo: rec.Repo, State: rec.State}
+	return &api.World{Project: rec.Project, Worktree: rec.Name, Branch: rec.Branch, Path: rec.Path, Repo: rec.Repo, State: rec.State, Reason: rec.Reason}
 }
 
 func joinInts(v []int) string {

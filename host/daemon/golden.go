@@ -79,9 +79,10 @@ func (d *Daemon) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 		}
 	} else if sdk.CodeOf(err) != sdk.CodeUnsupported {
 		// The template could not be cloned (it may have vanished behind
-		// binky's back): forget it, so the next up builds it again.
+		// binky's back, or be damaged): drop it and forget it, so the next
+		// up builds it again; a template that will not drop stays listed.
 		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
-			store.Delete(r)
+			d.discardTemplate(ctx, conn, store, r, gt)
 		}
 	}
 	m.Unlock()
@@ -107,40 +108,75 @@ func (d *Daemon) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 // key. It reports whether it built one. The caller holds its lock.
 func (d *Daemon) ensureGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
 	r, err := store.Get(svc.Adapter, gt.Slice)
-	if err == nil && r.Key == key.Sum {
+	if err == nil && r.Key == key.Sum && r.Ready() {
 		return false, nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.log.Warn("unreadable template record; rebuilding the template", "template", gt.Slice, "error", err)
 	}
 	start := time.Now()
-	s.progress("golden", svc.Name, fmt.Sprintf("building template %s (key %s)", gt.Slice, key.Short()))
+	why := ""
+	if err == nil && r.State == golden.StateBuilding {
+		why = "; an earlier build of it did not finish"
+	}
+	s.progress("golden", svc.Name, fmt.Sprintf("building template %s (key %s)%s", gt.Slice, key.Short(), why))
+	// The intent first: a build cut short anywhere from here on leaves a
+	// record that golden list shows and golden drop (or the next build)
+	// reaches, never a template on the server binky does not know.
+	now := time.Now()
+	nr := &golden.Record{
+		Project: w.project, Service: svc.Name, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter,
+		Server: golden.Server(gt.AdminURL), Slice: gt.Slice, Key: key.Sum, Created: now, LastUsed: now, Path: rec.Path,
+		State: golden.StateBuilding,
+	}
+	if err := store.Put(nr); err != nil {
+		return false, fmt.Errorf("record template %q before building it (nothing was built): %w", gt.Slice, err)
+	}
 	// Whatever holds the name now (a half-built template of a failed
 	// build) is not this key's template.
 	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: gt}); err != nil {
 		return false, errorf(api.CodeFailed, "drop stale template %q for %s: %v", gt.Slice, svc.Name, err)
 	}
+	fail := func(err error) (bool, error) {
+		d.discardTemplate(ctx, conn, store, nr, gt)
+		return false, err
+	}
 	if _, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: gt}); err != nil {
-		return false, errorf(api.CodeFailed, "provision template %q for %s: %v", gt.Slice, svc.Name, err)
+		return fail(errorf(api.CodeFailed, "provision template %q for %s: %v", gt.Slice, svc.Name, err))
 	}
 	sl, err := d.resolveSlice(ctx, conn, svc, gt)
 	if err != nil {
-		return false, err
+		return fail(err)
 	}
 	if err := d.migrateAndSeed(ctx, s, w, rec, svc, sl); err != nil {
-		return false, fmt.Errorf("build template %q: %w", gt.Slice, err)
+		return fail(fmt.Errorf("build template %q: %w", gt.Slice, err))
 	}
-	now := time.Now()
-	nr := &golden.Record{
-		Project: w.project, Service: svc.Name, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter,
-		Server: golden.Server(gt.AdminURL), Slice: gt.Slice, Key: key.Sum, Created: now, LastUsed: now, Path: rec.Path,
-	}
+	nr.State = ""
+	nr.LastUsed = time.Now()
 	if err := store.Put(nr); err != nil {
 		return false, fmt.Errorf("record template %q: %w", gt.Slice, err)
 	}
 	d.emit(events.Event{Event: events.GoldenBuilt, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()})
 	s.progress("golden", svc.Name, fmt.Sprintf("template %s built in %.1fs", gt.Slice, time.Since(start).Seconds()))
 	return true, nil
+}
+
+// discardTemplate drops a template whose build or clone failed and forgets
+// it; when the drop fails too, its record stays, marked broken, so golden
+// list shows it and golden drop retries. The caller holds its lock.
+func (d *Daemon) discardTemplate(ctx context.Context, conn *adapter.Conn, store *golden.Store, r *golden.Record, gt sdk.Target) {
+	ctx = context.WithoutCancel(ctx)
+	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: gt}); err != nil {
+		d.log.Warn("drop a template that failed; it stays listed as broken", "template", r.Slice, "error", err)
+		r.State = golden.StateBroken
+		if perr := store.Put(r); perr != nil {
+			d.log.Warn("record a broken template", "template", r.Slice, "error", perr)
+		}
+		return
+	}
+	if err := store.Delete(r); err != nil {
+		d.log.Warn("forget a dropped template", "template", r.Slice, "error", err)
+	}
 }
 
 // evictGoldens drops the templates of g beyond the project's golden_keep,

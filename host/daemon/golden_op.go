@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/api"
@@ -43,12 +44,22 @@ func (d *Daemon) opGolden(ctx context.Context, raw json.RawMessage, s *stream) (
 		if err != nil {
 			return nil, errorf(api.CodeNotFound, "%v", err)
 		}
+		// Every selected template is tried, past failures; each one's
+		// result is reported, and the call fails when any drop did.
 		live := d.liveWorlds(ctx)
+		var failed []string
 		for _, r := range sel {
+			info := d.templateInfo(r, live)
 			if err := d.dropTemplate(ctx, s, &a, r); err != nil {
-				return out, err
+				info.Error = err.Error()
+				failed = append(failed, r.Slice)
+				s.progress(a.Action, r.Service, r.Slice+": "+err.Error())
 			}
-			out.Templates = append(out.Templates, d.templateInfo(r, live))
+			out.Templates = append(out.Templates, info)
+		}
+		if len(failed) > 0 {
+			b, _ := json.Marshal(out)
+			return nil, &api.Error{Code: api.CodeFailed, Message: fmt.Sprintf("%s: %d of %d templates could not be dropped: %s (the others were)", a.Action, len(failed), len(sel), strings.Join(failed, ", ")), Detail: b}
 		}
 		return out, nil
 	}
@@ -78,7 +89,7 @@ func (d *Daemon) templateInfo(r *golden.Record, live map[string]map[string]bool)
 	t := api.GoldenTemplate{
 		Project: r.Project, Service: r.Service, CloneFrom: r.CloneFrom, Adapter: r.Adapter, Server: r.Server,
 		Name: r.Slice, Key: golden.Short(r.Key), Created: r.Created, LastUsed: r.LastUsed, Legacy: r.Legacy,
-		Size: golden.Size(d.goldenDataDir(r.Adapter), r.Slice),
+		Size: golden.Size(d.goldenDataDir(r.Adapter), r.Slice), State: r.State,
 	}
 	for _, w := range r.Worlds {
 		if live[r.Project][w] {

@@ -26,6 +26,7 @@ func specJSON(s supervisor.Spec) string {
 // only when its world is up. A world caught mid-up by the previous daemon's
 // death is marked failed: its up was never acknowledged.
 func (d *Daemon) reconcile(ctx context.Context) {
+	d.endLeftHooks()
 	recs, err := d.reg.Worktrees(ctx)
 	if err != nil {
 		d.log.Error("reconcile: read registry", "error", err)
@@ -46,6 +47,7 @@ func (d *Daemon) reconcile(ctx context.Context) {
 		if err != nil {
 			continue
 		}
+		d.markInterrupted(ctx, rec, svcs)
 		for _, sv := range svcs {
 			if sv.Kind == registry.KindAdapter {
 				d.redactSlice(slice{Address: sv.Address, Values: sv.Values})
@@ -64,7 +66,7 @@ func (d *Daemon) reconcile(ctx context.Context) {
 			adopt = append(adopt, supervisor.Record{
 				Key: d.supKey(rec.Project, rec.Name, sv.Name), Spec: spec,
 				Pid: sv.PID, Pgid: sv.PGID, StartTime: sv.StartTime,
-				NoRestart: rec.State != stateUp,
+				NoRestart: rec.State != stateUp && rec.State != registry.WorktreeDegraded,
 			})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/sdk"
 )
 
@@ -53,6 +54,37 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			recorded[sv.Name] = sv.Slice
 		}
 	}
+	// The slices to reset, and what depends on them: stopped before a
+	// slice is dropped (an app must not see its database vanish under it,
+	// nor keep state from the old one), started again after, in order.
+	var targets []string
+	for _, name := range cfg.Order {
+		if svc := cfg.Services[name]; svc.IsAdapter() && (a.Service == "" || a.Service == name) {
+			targets = append(targets, name)
+		}
+	}
+	var restart []string
+	if !a.NoRestart {
+		for _, name := range dependents(cfg, targets) {
+			if st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, name)); ok && st.State != supervisor.StateStopped && st.State != supervisor.StateExited && st.State != supervisor.StateFailed {
+				restart = append(restart, name)
+			}
+		}
+		if err := d.stopDependents(ctx, s, cfg, rec, targets, "it depends on a slice being reset"); err != nil {
+			return nil, err
+		}
+	}
+	degrade := func(name string, err error) error {
+		reason := fmt.Sprintf("reset failed at %s: %v; binky up rebuilds what the reset left and restarts what depends on it", name, err)
+		state := rec.State
+		if state == stateUp {
+			state = registry.WorktreeDegraded
+		}
+		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, state, reason); serr != nil {
+			d.log.Warn("record a degraded world", "world", rec.Name, "error", serr)
+		}
+		return err
+	}
 	done := 0
 	for _, level := range cfg.StartOrder() {
 		for _, name := range level {
@@ -68,9 +100,10 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			if err != nil {
 				return nil, err
 			}
+			admin, cfgJSON := recordedAs(svc)
 			if err := d.reg.UpsertService(ctx, &registry.Service{
 				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: registry.ServiceProvisioning,
-				Slice: slName, Adapter: svc.Adapter,
+				Slice: slName, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON,
 			}); err != nil {
 				conn.Close()
 				return nil, fmt.Errorf("record the reset of %s before dropping its slice (nothing was dropped): %w", name, err)
@@ -78,7 +111,7 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			s.progress("reset", name, slName)
 			if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, slName, w.coords())}); err != nil {
 				conn.Close()
-				return nil, errorf(api.CodeFailed, "drop slice %q of %s: %v", slName, name, err)
+				return nil, degrade(name, errorf(api.CodeFailed, "drop slice %q of %s: %v", slName, name, err))
 			}
 			d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
 			var sl slice
@@ -89,13 +122,13 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			}
 			conn.Close()
 			if err != nil {
-				return nil, err
+				return nil, degrade(name, err)
 			}
 			if err := d.reg.UpsertService(ctx, &registry.Service{
 				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: registry.ServiceProvisioned,
 				Address: sl.Address, Values: sl.Values, Slice: slName, Adapter: svc.Adapter,
 			}); err != nil {
-				return nil, fmt.Errorf("record the reset slice of %s: %w", name, err)
+				return nil, degrade(name, fmt.Errorf("record the reset slice of %s: %w", name, err))
 			}
 			w.slices[name] = sl
 			done++
@@ -106,6 +139,20 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			return nil, errorf(api.CodeInvalid, "%s has no adapter service %q", rec.Name, a.Service)
 		}
 		return nil, errorf(api.CodeInvalid, "%s has no adapter services to reset", rec.Name)
+	}
+	// Start what was stopped, in order, each waited healthy, against the
+	// slices as they are now.
+	coords := w.coords()
+	for _, name := range restart {
+		if err := d.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
+			return nil, degrade(name, err)
+		}
+	}
+	if rec.State == registry.WorktreeDegraded {
+		// A reset that completes repairs what a cut-short one left.
+		if err := d.reg.SetWorktreeState(ctx, rec.ID, stateUp); err == nil {
+			rec.State, rec.Reason = stateUp, ""
+		}
 	}
 	return d.worldStatus(ctx, rec)
 }

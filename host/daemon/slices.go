@@ -3,8 +3,10 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,13 +86,31 @@ func (d *Daemon) openAdapter(ctx context.Context, svc *config.Service) (*adapter
 	return c, nil
 }
 
+// recordedAs is how a slice's service is recorded with it: its admin_url
+// and config as binky.toml wrote them (tokens unresolved: no secret), so
+// remove reaches the slice after the service left binky.toml.
+func recordedAs(svc *config.Service) (admin, cfg string) {
+	admin = svc.AdminURL
+	if admin == "" {
+		admin = "-" // recorded, and empty (an adapter that keeps files)
+	}
+	if len(svc.Config) > 0 {
+		if b, err := json.Marshal(svc.Config); err == nil {
+			cfg = string(b)
+		}
+	}
+	return admin, cfg
+}
+
 // ensureSlice makes a service's slice exist and returns where it lives. A
 // slice provisioned by an earlier up is reused (down keeps slices) once the
 // adapter confirms it is still there; one that vanished from the server is
 // built again and the progress says so. The slice is recorded (state
 // provisioning, with its name and adapter) before it is made, so an up that
 // fails halfway leaves a record that remove drops and the next up rebuilds.
-func (d *Daemon) ensureSlice(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service) (slice, error) {
+// It reports whether the slice was made (or made again) rather than
+// reused, so the world's dependents of a rebuilt slice are restarted.
+func (d *Daemon) ensureSlice(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service) (slice, bool, error) {
 	old, err := d.reg.Service(ctx, rec.ID, svc.Name)
 	have := err == nil && old.Kind == registry.KindAdapter && (old.Adapter == "" || old.Adapter == svc.Adapter)
 	name := ""
@@ -101,7 +121,7 @@ func (d *Daemon) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 	}
 	conn, err := d.openAdapter(ctx, svc)
 	if err != nil {
-		return slice{}, err
+		return slice{}, false, err
 	}
 	defer conn.Close()
 	t := d.target(w, svc, name, w.coords())
@@ -109,31 +129,47 @@ func (d *Daemon) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 	if have && old.State == registry.ServiceProvisioned && old.Address != "" {
 		res, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t})
 		if err != nil {
-			return slice{}, errorf(api.CodeFailed, "check %s slice %q of %s: %v", svc.Adapter, name, svc.Name, err)
+			return slice{}, false, errorf(api.CodeFailed, "check %s slice %q of %s: %v", svc.Adapter, name, svc.Name, err)
 		}
 		if res.Existed == nil || *res.Existed {
-			if old.Slice == "" { // recorded by an older binky: note its name now
-				d.reg.UpsertService(ctx, &registry.Service{WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, Address: old.Address, Values: old.Values, Slice: name, Adapter: svc.Adapter})
+			// Resolve on every up (it is cheap): an address or a
+			// credential that changed on the server reaches the world's
+			// services, instead of the one recorded at the first up.
+			sl, err := d.resolveSlice(ctx, conn, svc, t)
+			if err != nil {
+				return slice{}, false, err
 			}
-			sl := slice{Address: old.Address, Values: old.Values}
-			d.redactSlice(sl)
-			return sl, nil
+			admin, cfgJSON := recordedAs(svc)
+			if sl.Address != old.Address || !maps.Equal(sl.Values, old.Values) || old.Slice == "" || old.Admin == "" {
+				if err := d.reg.UpsertService(ctx, &registry.Service{WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON}); err != nil {
+					return slice{}, false, fmt.Errorf("record the slice of %s: %w", svc.Name, err)
+				}
+			}
+			// New credentials (a server that lost the slice user, an
+			// adapter secret rotated): what depends on the slice restarts
+			// with them instead of failing with the old ones.
+			changed := sl.Address != old.Address || !maps.Equal(sl.Values, old.Values)
+			if changed {
+				s.progress("provision", svc.Name, "the slice's address or credentials changed on the server; what depends on it restarts with the new ones")
+			}
+			return sl, changed, nil
 		}
 		d.emit(events.Event{Event: events.SliceVanished, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Detail: name})
 		s.progress("provision", svc.Name, "slice "+name+" is gone from the server; building it again")
 		have = false
 	}
+	admin, cfgJSON := recordedAs(svc)
 	if err := d.reg.UpsertService(ctx, &registry.Service{
 		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: registry.ServiceProvisioning,
-		Slice: name, Adapter: svc.Adapter,
+		Slice: name, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON,
 	}); err != nil {
-		return slice{}, fmt.Errorf("record the slice of %s before making it (nothing was made): %w", svc.Name, err)
+		return slice{}, false, fmt.Errorf("record the slice of %s before making it (nothing was made): %w", svc.Name, err)
 	}
 	if have && old.State == registry.ServiceProvisioning || svc.CloneFrom != "" {
 		// Half made by an earlier up, or (re)created empty by the check
 		// above: clear it, so the clone or the migrate starts clean.
 		if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: t}); err != nil {
-			return slice{}, errorf(api.CodeFailed, "clear %s slice %q of %s before building it: %v", svc.Adapter, name, svc.Name, err)
+			return slice{}, false, errorf(api.CodeFailed, "clear %s slice %q of %s before building it: %v", svc.Adapter, name, svc.Name, err)
 		}
 	}
 
@@ -144,15 +180,15 @@ func (d *Daemon) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 		sl, err = d.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
 	if err != nil {
-		return slice{}, err
+		return slice{}, false, err
 	}
 	if err := d.reg.UpsertService(ctx, &registry.Service{
 		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: registry.ServiceProvisioned,
 		Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter,
 	}); err != nil {
-		return slice{}, fmt.Errorf("record slice of %s: %w", svc.Name, err)
+		return slice{}, false, fmt.Errorf("record slice of %s: %w", svc.Name, err)
 	}
-	return sl, nil
+	return sl, true, nil
 }
 
 // buildSlice is the slow path: provision, resolve, migrate, seed.

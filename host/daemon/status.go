@@ -121,7 +121,7 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 		}
 		w.Services = append(w.Services, out)
 	}
-	w.State = worldState(w)
+	w.State, w.Reason = worldState(w)
 	if w.Services == nil {
 		w.Services = []api.Service{}
 	}
@@ -217,11 +217,12 @@ func (d *Daemon) logTail(rec *registry.Worktree, svc string) []string {
 
 // worldState is what status reports for a world: an up world whose service
 // gave up is degraded while others still run, failed when none does.
-func worldState(w *api.World) string {
-	if w.State != stateUp {
-		return w.State
+func worldState(w *api.World) (string, string) {
+	if w.State != stateUp && w.State != stateDegraded {
+		return w.State, w.Reason
 	}
 	failed, live := 0, 0
+	var why []string
 	for _, sv := range w.Services {
 		if sv.Kind != registry.KindCmd {
 			continue
@@ -229,17 +230,33 @@ func worldState(w *api.World) string {
 		switch sv.State {
 		case "failed", "lost", "exited", "stopped":
 			failed++
+			why = append(why, sv.Name+" "+sv.State)
+		case "unhealthy":
+			failed++
+			live++
+			why = append(why, sv.Name+" unhealthy")
 		default:
 			live++
 		}
 	}
-	switch {
-	case failed == 0:
-		return stateUp
-	case live > 0:
-		return stateDegraded
+	reason := w.Reason // recorded: a slice a reset left half made
+	if len(why) > 0 {
+		if reason != "" {
+			reason += "; "
+		}
+		reason += strings.Join(why, ", ")
 	}
-	return stateFailed
+	switch {
+	case w.State == stateDegraded:
+		// Recorded so (a slice a killed reset left half made): it stays
+		// degraded, whatever else is down, until up repairs it.
+		return stateDegraded, reason
+	case failed == 0:
+		return stateUp, ""
+	case live > 0:
+		return stateDegraded, reason
+	}
+	return stateFailed, reason
 }
 
 func verifyOf(v *registry.VerifyRun) *api.Verify {

@@ -242,18 +242,28 @@ func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 	}
 
 	// 5. slices, in depends_on order so an adapter's tokens can name another.
+	var rebuilt []string
 	for _, level := range cfg.StartOrder() {
 		for _, name := range level {
 			svc := cfg.Services[name]
 			if !svc.IsAdapter() {
 				continue
 			}
-			sl, err := d.ensureSlice(ctx, s, w, rec, svc)
+			sl, made, err := d.ensureSlice(ctx, s, w, rec, svc)
 			if err != nil {
 				return nil, err
 			}
 			w.slices[name] = sl
+			if made {
+				rebuilt = append(rebuilt, name)
+			}
 		}
+	}
+	// A slice made again under running services (it vanished, or a killed
+	// reset left it half made): what depends on it restarts, so no app
+	// keeps state from the slice that was there before.
+	if err := d.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt"); err != nil {
+		return nil, err
 	}
 
 	// 6. supervise: cmd services level by level, independent ones in parallel.
@@ -354,6 +364,10 @@ func rangeOf(cfg *config.Config) [2]int {
 func (d *Daemon) allRunning(ctx context.Context, cfg *config.Config, rec *registry.Worktree) bool {
 	for _, name := range cfg.Order {
 		if cfg.Services[name].IsAdapter() {
+			// A slice a killed reset left half made is not up.
+			if sv, err := d.reg.Service(ctx, rec.ID, name); err != nil || sv.State != registry.ServiceProvisioned {
+				return false
+			}
 			continue
 		}
 		st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, name))

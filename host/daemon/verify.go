@@ -12,6 +12,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
 )
 
@@ -42,6 +43,18 @@ func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 	coords, err := d.verifyCoords(ctx, rec, cfg, a.Env)
 	if err != nil {
 		return nil, err
+	}
+
+	// One verify of a world at a time (two test suites in one worktree
+	// clash), and none beside a run an earlier daemon left.
+	vl := d.verifies.get(worldKey(rec.Project, rec.Name))
+	if !vl.TryLock() {
+		s.progress("verify", "", "waiting: another verify of this world is running")
+		vl.Lock()
+	}
+	defer vl.Unlock()
+	if err := d.endPriorRun(s, rec, verifyService, verifyService); err != nil {
+		return nil, errorf(api.CodeFailed, "%v", err)
 	}
 
 	commit, dirty := "", false
@@ -126,12 +139,21 @@ func (d *Daemon) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *
 	return w.coords(), nil
 }
 
+// verifyService names verify runs in process markers and events
+// ("<world marker>verify#verify"); a service of that name is still told
+// apart, its markers carry no "#verify".
+const verifyService = "verify"
+
 // runCheck runs one verify command, streaming its output, and returns its
 // exit code (-1 when it could not run or was killed).
 func (d *Daemon) runCheck(ctx context.Context, rec *registry.Worktree, i int, command string, env []string, s *stream) int {
 	cmd := shellCommand(ctx, command)
 	cmd.Dir = rec.Path
-	cmd.Env = env
+	// Marked as the world's, in a group of its own: down and remove end a
+	// check still running, and a daemon that starts ends one a killed
+	// daemon left (nothing else would).
+	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, verifyService, verifyService))
+	groupHook(cmd)
 	cmd.Stdout = &chunkWriter{s: s, check: i, name: "stdout", redact: d.redact.String}
 	cmd.Stderr = &chunkWriter{s: s, check: i, name: "stderr", redact: d.redact.String}
 	cmd.WaitDelay = 5 * time.Second

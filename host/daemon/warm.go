@@ -61,6 +61,11 @@ func (d *Daemon) warmWorktree(ctx context.Context, s *stream, w *world, rec *reg
 		why = "its commands or inputs changed"
 	}
 	s.progress("setup", setupService, why)
+	// A setup an earlier daemon started and was killed during would run
+	// beside this one (two `pnpm install` in one tree): end it first.
+	if err := d.endPriorRun(s, rec, setupService, setupService); err != nil {
+		return errorf(api.CodeFailed, "%v", err)
+	}
 	if err := d.runSetup(ctx, w, rec); err != nil {
 		return err
 	}

@@ -33,6 +33,8 @@ const (
 	SliceDestroyed   = "slice_destroyed"
 	SliceFailed      = "slice_failed"
 	SliceVanished    = "slice_vanished"
+	SliceLeft        = "slice_left"
+	SliceInterrupted = "slice_interrupted"
 	CloneFallback    = "clone_fallback"
 	GoldenBuilt      = "golden_built"
 	MigrateDone      = "migrate_done"
@@ -60,6 +62,7 @@ const (
 	// The daemon.
 	DaemonStarted = "daemon_started"
 	DaemonStopped = "daemon_stopped"
+	HookEnded     = "hook_ended"
 )
 
 // Names lists every event name, in the order docs/events.md gives them.
@@ -70,13 +73,13 @@ func Names() []string {
 		WorldQueued, WorldAdmitted, WorldRefused, WorldSuspended, WorldResumed, WorldWoken,
 		PortsReserved, PortsReleased, PortsHeld,
 		SliceProvisioned, SliceResolved, SliceCloned, SliceDestroyed, SliceFailed,
-		SliceVanished,
+		SliceVanished, SliceLeft, SliceInterrupted,
 		CloneFallback, GoldenBuilt, MigrateDone, MigrateFailed, SeedDone, SeedFailed,
 		AdapterStderr,
 		ServiceStarted, ServiceHealthy, ServiceUnhealthy, ServiceExited,
 		ServiceRestarting, ServiceFailed, ServiceAdopted, ServiceLost,
 		ServiceStopped, ServiceEscaped, WatchRestart,
 		VerifyDone,
-		DaemonStarted, DaemonStopped,
+		DaemonStarted, DaemonStopped, HookEnded,
 	}
 }

@@ -36,10 +36,26 @@ type Record struct {
 	// Path is the worktree the template was built in: where drop finds the
 	// service's config when the caller is elsewhere.
 	Path string `json:"path,omitempty"`
+	// State is "" for a template that is ready to clone; StateBuilding
+	// from before its build starts on the server until it succeeds (a
+	// build cut short by a killed daemon stays so); StateBroken when a
+	// failed build or clone left it on the server and dropping it failed.
+	// Only a ready template is cloned; list shows the others, and drop
+	// removes them.
+	State string `json:"state,omitempty"`
 
 	// Legacy marks a marker file of the old single-template format.
 	Legacy bool `json:"-"`
 }
+
+// Template states (Record.State).
+const (
+	StateBuilding = "building"
+	StateBroken   = "broken"
+)
+
+// Ready reports whether the template was built whole and may be cloned.
+func (r *Record) Ready() bool { return r.State == "" && !r.Legacy }
 
 // Used records that world cloned the template now.
 func (r *Record) Used(world string, now time.Time) {

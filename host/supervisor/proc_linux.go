@@ -79,6 +79,25 @@ func markedPrefix(prefix string) []int {
 	return markedWith([]byte(MarkerEnv + "=" + prefix))
 }
 
+// markerValues maps each live process whose marker starts with prefix to
+// its marker value, except this process.
+func markerValues(prefix string) map[int]string {
+	needle := []byte(MarkerEnv + "=" + prefix)
+	out := map[int]string{}
+	for _, pid := range markedWith(needle) {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if v, ok := bytes.CutPrefix(kv, []byte(MarkerEnv+"=")); ok && bytes.HasPrefix(v, []byte(prefix)) {
+				out[pid] = string(v)
+			}
+		}
+	}
+	return out
+}
+
 func markedWith(needle []byte) []int {
 	self := os.Getpid()
 	var pids []int

@@ -24,6 +24,8 @@ func markedProcesses(string) []int { return nil }
 
 func markedPrefix(string) []int { return nil }
 
+func markerValues(string) map[int]string { return nil }
+
 type pidWatch struct{}
 
 func openPidWatch(int) (*pidWatch, error) { return nil, errNoProc }

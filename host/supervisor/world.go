@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"strings"
 	"syscall"
 	"time"
 )
@@ -22,6 +23,21 @@ func WorldMarker(home, project, worktree string) string {
 // HookMarker is the marker value of a migrate or seed run of a service.
 func HookMarker(home, project, worktree, service, step string) string {
 	return WorldMarker(home, project, worktree) + service + "#" + step
+}
+
+// HookRuns lists the live one-shot runs (migrate, seed, setup, verify:
+// markers with a "#step") of worlds whose marker starts with prefix (a
+// WorldMarker, or a home id and "/" for every world of a home), as pid →
+// marker. A daemon that starts finds here what a killed one left running.
+// Only Linux can tell; elsewhere it is empty.
+func HookRuns(prefix string) map[int]string {
+	out := map[int]string{}
+	for pid, m := range markerValues(prefix) {
+		if strings.Contains(m[len(prefix):], "#") {
+			out[pid] = m
+		}
+	}
+	return out
 }
 
 // MarkedProcesses lists the live processes whose marker starts with prefix

@@ -16,7 +16,9 @@ import (
 // Name is the adapter's name; binky finds it as binky-adapter-elasticsearch.
 const Name = "elasticsearch"
 
-const example = "http://elastic:password@127.0.0.1:9200"
+// example is a placeholder, never a real credential: a hint quoting a
+// password that is also a secret of the user would be redacted to ***.
+const example = "http://USER:PASSWORD@127.0.0.1:9200"
 
 var hints = httpx.Hints{
 	sdk.CodeUnreachable: "is Elasticsearch/OpenSearch running, and is admin_url its REST endpoint, like " + example + "?",

@@ -14,7 +14,9 @@ import (
 // Name is the adapter's name; binky finds it as binky-adapter-rabbitmq.
 const Name = "rabbitmq"
 
-const example = "http://guest:guest@127.0.0.1:15672"
+// example is a placeholder, never a real credential: a hint quoting a
+// password that is also a secret of the user would be redacted to ***.
+const example = "http://USER:PASSWORD@127.0.0.1:15672"
 
 var hints = httpx.Hints{
 	sdk.CodeUnreachable: "is RabbitMQ running with the management plugin (rabbitmq-plugins enable rabbitmq_management), and is admin_url the management API's host and port, like " + example + "?",

@@ -1,5 +1,6 @@
-# Binky's build. `make test` is the one command CI runs: lint, every module's
-# tests (fuzz seed corpora included) and the cross builds.
+# Binky's build. `make test` is the one command CI runs: the prerequisites,
+# lint, every module's tests (fuzz seed corpora included) and the cross
+# builds.
 
 SHELL      := /bin/bash
 GO         ?= go
@@ -13,9 +14,14 @@ MODULES    := . sdk $(patsubst %/go.mod,%,$(wildcard plugins/*/go.mod)) $(patsub
 # Every adapter binary: plugins/<name>/cmd/binky-adapter-*.
 ADAPTERS   := $(wildcard plugins/*/cmd/binky-adapter-*)
 TESTFLAGS  ?= -count=1 -timeout 20m
+# TESTSUMFLAGS=-v prints every test's output, as go test -v does (by
+# default a passing test's output is left out, as go test leaves it out).
+TESTSUMFLAGS ?=
+TESTSUM    := $(BIN)/testsum
+RESULTS    := $(BIN)/test-results
 STATICCHECK ?= v0.8.2
 
-.PHONY: all build install test unit lint cross fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
+.PHONY: all build install test prereq unit lint cross fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
 
 all: build
 
@@ -36,14 +42,28 @@ install: build
 	install -m 0755 $(BIN)/binky $(BIN)/binkyd $(BIN)/binky-adapter-* $(PREFIX)/bin/
 	@echo "installed into $(PREFIX)/bin (make sure it is on PATH)"
 
-# test: what CI runs. Lint, then every module's tests, then the cross builds.
-test: lint unit cross
+# test: what CI runs. The prerequisites, lint, then every module's tests,
+# then the cross builds.
+test: prereq lint unit cross
 
+# prereq: Go, git, the test servers and the commands tests run; one line
+# for each thing missing (scripts/prereq). A missing server is an error
+# under CI=true (its tests would fail), a warning otherwise (they skip).
+prereq:
+	@GO=$(GO) STATICCHECK=$(STATICCHECK) bash scripts/prereq
+
+# unit: every module's tests through scripts/testsum (go test -json): a
+# line per package, the output of what failed, a count per module, then
+# the summary: each module's count and time, the total, each skipped test
+# with its reason, the failures, the slowest packages and tests.
 unit: build
-	@failed=""; for m in $(MODULES); do \
-		echo "== go test ($$m)"; \
-		(cd $$m && PATH=$(BIN):$$PATH BINKY_TEST_BIN=$(BIN) $(GO) test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
+	@$(GO) build -o $(TESTSUM) ./scripts/testsum
+	@rm -rf $(RESULTS); mkdir -p $(RESULTS); failed=""; i=10; for m in $(MODULES); do \
+		echo "== go test ($$m)"; i=$$((i+1)); \
+		(cd $$m && PATH=$(BIN):$$PATH BINKY_TEST_BIN=$(BIN) $(TESTSUM) -module $$m -record $(RESULTS)/$$i.json $(TESTSUMFLAGS) \
+			-- $(GO) test -json $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
 	done; \
+	$(TESTSUM) -summary $(RESULTS)/*.json; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
 
 lint:

@@ -393,3 +393,47 @@ admin_url = "`+e2ePostgres+`"
 		t.Errorf("the deleted service's database is still on the server after remove: %s", out)
 	}
 }
+
+// A Redis server that lost the slice's user and binky's secret (a restart
+// of a server that keeps nothing on disk) derives a new password at the
+// next provision. up resolves on every run, so down + up hands the app
+// the new credentials instead of the ones recorded at the first up.
+func TestUpResolvesFreshCredentials(t *testing.T) {
+	needServer(t, "Redis", "127.0.0.1:6379", "redis-server --daemonize yes --port 6379")
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		t.Skip("redis-cli is not installed")
+	}
+	// Database 9 of the server: binky's secret there is this test's alone.
+	const admin = "redis://127.0.0.1:6379/9"
+	e := newEnv(t, `
+[project]
+name = "fresh"
+port_range = PORTRANGE
+
+[services.cache]
+adapter   = "redis"
+admin_url = "`+admin+`"
+
+[services.app]
+cmd        = "exec sleep 100557"
+depends_on = ["cache"]
+health     = { exec = '''redis-cli -u "${cache.url}" SET "${cache.prefix}k" v | grep -q OK''' }
+`)
+	e.must("up", "-q", "w")
+	before := e.status().world(t, "w").service(t, "cache").Address
+	// The server forgets the slice's user and binky's key.
+	user := strings.TrimSuffix(strings.SplitN(strings.TrimPrefix(before, "redis://"), ":", 2)[0], "")
+	for _, args := range [][]string{{"-n", "9", "ACL", "DELUSER", user}, {"-n", "9", "DEL", "binky:adapter-secret"}} {
+		if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+			t.Fatalf("redis-cli %v: %v\n%s", args, err, out)
+		}
+	}
+	e.must("down", "-q", "w")
+	r := e.binky("up", "w")
+	if r.code != 0 {
+		t.Fatalf("up after the server lost the slice's credentials: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if w := e.status().world(t, "w"); w.State != "up" || w.service(t, "app").State != "running" {
+		t.Errorf("world %s, app %s; want up and running with the new credentials", w.State, w.service(t, "app").State)
+	}
+}

@@ -147,14 +147,28 @@ func TestTimeoutKillsGroup(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
+			start := time.Now()
 			_, err = c.Resolve(t.Context(), resolveReq("acme_main"))
+			elapsed := time.Since(start)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("got %v; want a deadline error", err)
 			}
-			for _, w := range []string{"binky-adapter-fake-" + mode + " resolve", "timed out after 2s", "process group was killed"} {
+			for _, w := range []string{"binky-adapter-fake-" + mode + " resolve", "process group was killed"} {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q: want it to contain %q", err, w)
 				}
+			}
+			// The error names the time the call was given: the deadline
+			// less what passed before the call began (sdk/client's
+			// deadlineText), so "1.99s" on a busy machine, never more
+			// than the 2s asked.
+			if d, ok := timedOutAfter(err.Error()); !ok || d > 2*time.Second || d < time.Second {
+				t.Errorf("error %q: want \"timed out after D\" with 1s <= D <= 2s", err)
+			}
+			// The call ends at its deadline, not before; the upper bound
+			// only catches a hang.
+			if elapsed < 2*time.Second || elapsed > 2*time.Second+30*time.Second {
+				t.Errorf("the call returned after %s; want its 2s deadline (and no hang)", elapsed)
 			}
 			adapter := pidOf(t, filepath.Join(dir, "adapter.pid"))
 			if exists, state := procState(adapter); exists {
@@ -172,6 +186,17 @@ func TestTimeoutKillsGroup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// timedOutAfter reads the D of "timed out after D" in an error text.
+func timedOutAfter(text string) (time.Duration, bool) {
+	_, rest, ok := strings.Cut(text, "timed out after ")
+	if !ok {
+		return 0, false
+	}
+	word, _, _ := strings.Cut(rest, ";")
+	d, err := time.ParseDuration(strings.TrimSpace(word))
+	return d, err == nil
 }
 
 // TestChildLeftBehind: a child that outlives the adapter and holds its

@@ -107,7 +107,7 @@ func TestDescribesRunInParallel(t *testing.T) {
 	installFake(t, dir, "meet1")
 	installFake(t, dir, "meet2")
 	installFake(t, dir, "alias")
-	h, _ := testHost(t, Options{}, dir)
+	h, _ := testHost(t, Options{DescribeTimeout: 60 * time.Second}, dir) // a bound for a hang, not a timing: the fakes meet each other
 	// The first discovery decides: a meet fake that answered once finds the
 	// others' marks on every later run.
 	infos, err := h.List(t.Context())

@@ -276,7 +276,7 @@ func TestRepliesAreBounded(t *testing.T) {
 	}
 
 	r, _ = s.call(ToolVerify, map[string]any{"worktree": "a"}, nil)
-	m = bounded("verify", r)
+	bounded("verify", r)
 	var v VerifyResult
 	json.Unmarshal(r.Structured, &v)
 	if len(v.Checks) != len(checks) {

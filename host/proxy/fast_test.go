@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,12 +30,21 @@ func startCountingBackend(t *testing.T, h http.HandlerFunc) (string, *atomic.Int
 
 func doGet(t *testing.T, p *Proxy, host string, hdr http.Header) (*http.Response, string) {
 	t.Helper()
+	return doGetWith(t, http.DefaultClient, nil, p, host, hdr)
+}
+
+// doGetWith is doGet on client, tracing the request when trace is set.
+func doGetWith(t *testing.T, client *http.Client, trace *httptrace.ClientTrace, p *Proxy, host string, hdr http.Header) (*http.Response, string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, "http://"+p.testAddr()+"/x?q=1", nil)
+	if trace != nil {
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	}
 	req.Host = host
 	for k, vv := range hdr {
 		req.Header[k] = vv
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("GET through the proxy: %v", err)
 	}
@@ -68,8 +78,21 @@ func TestFastPathKeepsConnectionsAndHeaders(t *testing.T) {
 		"Connection": {"X-Secret"}, "X-Secret": {"1"}, "Proxy-Authorization": {"Basic eA=="},
 		"X-Forwarded-For": {"6.6.6.6"}, "X-End": {"kept"},
 	}
+	// The client may open a second connection to the proxy (net/http does
+	// not reuse one whose request write it has not seen end within 50ms, as
+	// on a busy machine), and the front pools a backend connection only
+	// after the client has its answer: each client connection may cost a
+	// backend connection, and no more.
+	var clientConns atomic.Int32
+	trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
+		if !ci.Reused {
+			clientConns.Add(1)
+		}
+	}}
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	defer client.CloseIdleConnections()
 	for i := range 20 {
-		resp, body := doGet(t, p, host, hdr)
+		resp, body := doGetWith(t, client, trace, p, host, hdr)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("request %d: status %d: %s", i, resp.StatusCode, body)
 		}
@@ -83,8 +106,8 @@ func TestFastPathKeepsConnectionsAndHeaders(t *testing.T) {
 			t.Errorf("trailer X-Sum: got %q; want 42", got)
 		}
 	}
-	if n := conns.Load(); n != 1 {
-		t.Errorf("20 sequential requests opened %d backend connections; want 1 (kept alive)", n)
+	if n, m := conns.Load(), clientConns.Load(); n > m {
+		t.Errorf("20 sequential requests on %d client connection(s) opened %d backend connections; want at most %d (kept alive)", m, n, m)
 	}
 }
 

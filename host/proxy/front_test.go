@@ -20,6 +20,31 @@ func frontProxy(t *testing.T, backend string) *Proxy {
 	return p
 }
 
+// waitLimit bounds how long a test waits for something that happens at
+// once on an idle machine: only a hang reaches it, not a slow machine
+// (the tests run beside a load of 30 on two cores).
+const waitLimit = 30 * time.Second
+
+// waitIdle waits until cp holds an idle connection and returns what it
+// holds: the front pools a backend connection only after the client has
+// its answer, so a test that just read a response may look too early.
+func waitIdle(t *testing.T, cp *connPool) []*backendConn {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		cp.mu.Lock()
+		idle := append([]*backendConn(nil), cp.idle...)
+		cp.mu.Unlock()
+		if len(idle) > 0 {
+			return idle
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no idle backend connection in the pool after %s", waitLimit)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // rawExchange writes req on a fresh connection to p and reads one
 // response; the connection is returned for more.
 func rawExchange(t *testing.T, p *Proxy, c net.Conn, br *bufio.Reader, req string) (*http.Response, string) {
@@ -27,7 +52,7 @@ func rawExchange(t *testing.T, p *Proxy, c net.Conn, br *bufio.Reader, req strin
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
 	}
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(waitLimit))
 	method := strings.SplitN(req, " ", 2)[0]
 	resp, err := http.ReadResponse(br, &http.Request{Method: method})
 	if err != nil {
@@ -182,16 +207,18 @@ func TestFrontHandsOffTheRest(t *testing.T) {
 	if resp, _ := rawExchange(t, p, c3, br3, "GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n"); resp.StatusCode != http.StatusMisdirectedRequest {
 		t.Fatalf("foreign host: %d, want 421", resp.StatusCode)
 	}
-	// A head dribbled in byte by byte.
+	// A head dribbled in byte by byte. The bytes are written in order from
+	// this goroutine (a writer racing the last byte could reorder the head
+	// on a busy machine); the pauses only let the front see a partial head,
+	// and nothing depends on how long they last.
 	c4, br4 := dialProxy(t, p)
 	req := "GET /slow HTTP/1.1\r\nHost: front.localhost\r\n\r\n"
-	go func() {
-		for i := range len(req) - 1 {
-			c4.Write([]byte{req[i]})
-			time.Sleep(time.Millisecond)
+	for i := range len(req) - 1 {
+		if _, err := c4.Write([]byte{req[i]}); err != nil {
+			t.Fatalf("slow head, byte %d: %v", i, err)
 		}
-	}()
-	time.Sleep(time.Duration(len(req)+20) * time.Millisecond)
+		time.Sleep(time.Millisecond)
+	}
 	if resp, body := rawExchange(t, p, c4, br4, req[len(req)-1:]); resp.StatusCode != 200 || body != "GET /slow " {
 		t.Fatalf("slow head: %d %q", resp.StatusCode, body)
 	}
@@ -209,9 +236,11 @@ func TestFrontRetriesStaleBackendConnection(t *testing.T) {
 	if _, body := rawExchange(t, p, c, br, "GET / HTTP/1.1\r\nHost: front.localhost\r\n\r\n"); body != "ok" {
 		t.Fatalf("first: %q", body)
 	}
-	// Close the pooled backend connection behind the proxy's back.
+	// Close the pooled backend connection behind the proxy's back. The
+	// front pools it after the answer reached the client: wait for it.
 	e := p.table.Load().hosts["front.localhost"]
-	for _, bc := range e.forward.pool.idle {
+	idle := waitIdle(t, e.forward.pool)
+	for _, bc := range idle {
 		bc.c.(*net.TCPConn).CloseRead()
 		bc.c.(*net.TCPConn).CloseWrite()
 	}
@@ -300,7 +329,12 @@ func FuzzFrontResponse(f *testing.F) {
 func TestFrontCloseEndsSlowExchange(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
+	arrived := make(chan struct{}, 1)
 	addr, _ := startCountingBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -311,12 +345,16 @@ func TestFrontCloseEndsSlowExchange(t *testing.T) {
 	p.Set([]Route{{Host: "front.localhost", Target: addr, State: StateRunning, Project: "p", Worktree: "w", Service: "web"}})
 	c, _ := dialProxy(t, p)
 	io.WriteString(c, "GET /poll HTTP/1.1\r\nHost: front.localhost\r\n\r\n")
-	time.Sleep(100 * time.Millisecond) // the request is at the backend
+	select {
+	case <-arrived: // the request is at the backend
+	case <-time.After(waitLimit):
+		t.Fatalf("the request did not reach the backend in %s", waitLimit)
+	}
 	closed := make(chan struct{})
 	go func() { p.Close(); close(closed) }()
 	select {
 	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close still waiting after 10s for a long-polling backend")
+	case <-time.After(waitLimit):
+		t.Fatalf("Close still waiting after %s for a long-polling backend", waitLimit)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // fakeWaker wakes by publishing the route as running.
@@ -39,7 +38,7 @@ func wakeSetup(t *testing.T, wakeable bool) (*Proxy, *fakeWaker) {
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("served")) }))
 	t.Cleanup(backend.Close)
 	fw := &fakeWaker{wakeable: wakeable}
-	p := startProxy(t, Options{Waker: fw, WakeTimeout: 5 * time.Second})
+	p := startProxy(t, Options{Waker: fw, WakeTimeout: waitLimit}) // a bound: the fake wakes at once
 	fw.p = p
 	fw.route = Route{Host: "web.w1.acme.localhost", Target: strings.TrimPrefix(backend.URL, "http://"), State: StateSuspended, Project: "acme", Worktree: "w1", Service: "web"}
 	p.Set([]Route{fw.route})

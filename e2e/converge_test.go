@@ -351,6 +351,13 @@ admin_url = "postgres://postgres@127.0.0.1:1/postgres"
 		t.Fatal("up with an unreachable server succeeded")
 	}
 	w := e.status().world(t, "w")
+	// status says why the world failed.
+	if cs := convStatusOf(t, e); len(cs.Worlds) != 1 || cs.Worlds[0].State != "failed" || !strings.Contains(cs.Worlds[0].Reason, "pg") || !strings.Contains(cs.Worlds[0].Reason, "provision") {
+		t.Errorf("status of the failed world: %+v; want failed, with a reason naming the provision of pg", cs.Worlds)
+	}
+	if out := e.must("status").stdout; !strings.Contains(out, "why:") {
+		t.Errorf("status text does not say why the world failed:\n%s", out)
+	}
 	// The service leaves binky.toml.
 	os.WriteFile(filepath.Join(w.Path, "binky.toml"), []byte(strings.ReplaceAll(convergeWorld, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))), 0o644)
 	r := e.binky("remove", "w")

@@ -129,7 +129,10 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	}
 	d.emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
 	fail := func(err error) error {
-		if serr := d.reg.SetWorktreeState(ctx, rec.ID, stateFailed); serr != nil {
+		// The reason status shows: the first line of what failed, redacted
+		// (the full text, with log lines, went to the caller).
+		reason, _, _ := strings.Cut(d.redact.String(err.Error()), "\n")
+		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, stateFailed, reason); serr != nil {
 			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
 		}
 		d.emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})

@@ -15,6 +15,8 @@ type upCmd struct {
 	JSON   bool   `help:"Print the world as JSON when done."`
 	Quiet  bool   `short:"q" help:"No live progress."`
 	NoWait bool   `name:"no-wait" help:"Fail at once, with the reason, when the world cannot be admitted now (max_parallel, RAM or disk reserve) instead of waiting in the queue."`
+	DryRun bool   `name:"dry-run" help:"Print what up would start, restart, stop, provision and keep in an existing world (with why), and change nothing."`
+	Prune  bool   `help:"Destroy the slices of adapter services removed from binky.toml (kept until remove otherwise)."`
 }
 
 func (c *upCmd) Run(g *globals) error {
@@ -22,7 +24,7 @@ func (c *upCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait}
+	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait, DryRun: c.DryRun, Prune: c.Prune}
 	cl, err := g.client()
 	if err != nil {
 		return err
@@ -38,10 +40,29 @@ func (c *upCmd) Run(g *globals) error {
 	if c.JSON {
 		return json.NewEncoder(os.Stdout).Encode(w)
 	}
+	if c.DryRun {
+		switch {
+		case w.State == "absent":
+			fmt.Printf("%s/%s does not exist yet: up would create its worktree, slices and services\n", w.Project, w.Worktree)
+		case w.Plan == nil || len(w.Plan.Lines()) == 0:
+			fmt.Printf("%s/%s: nothing to do\n", w.Project, w.Worktree)
+		default:
+			fmt.Printf("%s/%s: up would\n", w.Project, w.Worktree)
+			for _, l := range w.Plan.Lines() {
+				fmt.Printf("  %s\n", l)
+			}
+		}
+		return nil
+	}
 	if w.Noop {
 		fmt.Printf("%s/%s is already up (nothing to do)\n", w.Project, w.Worktree)
 	} else {
 		fmt.Printf("%s/%s is up in %.1fs (%s, %s)\n", w.Project, w.Worktree, time.Since(start).Seconds(), portsLabel(w.Ports), w.Path)
+		if w.Plan != nil {
+			for _, l := range w.Plan.Lines() {
+				fmt.Printf("  did: %s\n", l)
+			}
+		}
 	}
 	for _, s := range w.Services {
 		where := s.URL

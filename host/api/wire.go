@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/binkyhq/binky/host/world"
 )
 
 // Ops the daemon serves.
@@ -103,6 +105,12 @@ type UpArgs struct {
 	// NoWait refuses at once, with the reason, instead of waiting in the
 	// admission queue.
 	NoWait bool `json:"no_wait,omitempty"`
+	// DryRun computes the plan for an existing world (what up would start,
+	// restart, stop, provision and keep) and changes nothing.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Prune destroys the slices of adapter services removed from
+	// binky.toml, instead of keeping them until remove.
+	Prune bool `json:"prune,omitempty"`
 }
 
 // DownArgs stops a world's processes.
@@ -208,6 +216,10 @@ type World struct {
 	// Reason says why a world is degraded or failed: which service, which
 	// step, what the server or the probe answered.
 	Reason string `json:"reason,omitempty"`
+	// Plan is what up did (or, with --dry-run, would do) to a world that
+	// existed: services started, restarted, stopped, slices provisioned,
+	// kept or pruned, each with why.
+	Plan *world.Plan `json:"plan,omitempty"`
 	// Left lists, after remove --force, each slice that could not be
 	// destroyed and was forgotten: which, on which server, and why.
 	Left     []string  `json:"left,omitempty"`

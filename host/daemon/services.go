@@ -35,7 +35,7 @@ func (d *Daemon) startService(ctx context.Context, s *stream, w *world, rec *reg
 	}
 	if err := d.reg.UpsertService(ctx, &registry.Service{
 		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindCmd, State: "starting",
-		Ports: ports, URL: url,
+		Ports: ports, URL: url, SpecHash: d.specHash(w, rec, svc, coords),
 	}); err != nil {
 		return fmt.Errorf("record service %s: %w", svc.Name, err)
 	}

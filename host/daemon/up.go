@@ -19,6 +19,7 @@ import (
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
+	lifecycle "github.com/binkyhq/binky/host/world"
 	"github.com/binkyhq/binky/sdk/names"
 )
 
@@ -59,6 +60,9 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	}
 	if err := d.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
 		return nil, err
+	}
+	if a.DryRun {
+		return d.dryRun(ctx, a, mainCfg)
 	}
 	s.progress("worktree", "", a.Branch)
 	wt, created, err := d.ensureWorktree(ctx, repo, a, mainCfg)
@@ -108,14 +112,31 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	lock.Lock()
 	defer lock.Unlock()
 
-	// Already up: nothing to do.
-	if rec, err := d.reg.Worktree(ctx, project, wtName); err == nil && rec.State == stateUp && cfgErr == nil && d.allRunning(ctx, cfg, rec) {
-		w, err := d.worldStatus(ctx, rec)
-		if err != nil {
-			return nil, err
+	// A world that exists: up is plan and apply. The plan (what to start,
+	// restart, stop, provision, keep) compares cfg rendered with the
+	// world's recorded ports and slices against what runs; nothing
+	// changed and everything up means nothing to do, as fast as before.
+	var upPlan *lifecycle.Plan
+	if old, err := d.reg.Worktree(ctx, project, wtName); err == nil && cfgErr == nil {
+		envVals, err := resolveEnv(cfg, wt.Path, a.Env)
+		if err == nil {
+			p, err := d.planWorld(ctx, cfg, old, envVals, a.Env, a.Prune)
+			if err != nil {
+				return nil, err
+			}
+			upPlan = &p
+			if old.State == stateUp && p.Empty() && d.allRunning(ctx, cfg, old) {
+				w, err := d.worldStatus(ctx, old)
+				if err != nil {
+					return nil, err
+				}
+				w.Noop, w.Plan = true, upPlan
+				return w, nil
+			}
+			if err := d.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
+				return nil, err
+			}
 		}
-		w.Noop = true
-		return w, nil
 	}
 
 	// The world is recorded before anything else can fail, so a failed up
@@ -163,6 +184,7 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	if err != nil {
 		return nil, fail(err)
 	}
+	w.Plan = upPlan
 	if !d.admOff {
 		d.adm.SetIdle(key, cfg.Project.IdleSuspend)
 	}

@@ -8,7 +8,7 @@ const AppID int32 = 0x424b5944
 
 // SchemaVersion is the schema version this binary writes: the number of
 // migrations. A test keeps it equal to len(migrations()).
-const SchemaVersion int32 = 6
+const SchemaVersion int32 = 7
 
 // migrations are applied in order; user_version counts those applied. Only
 // ever append (and raise SchemaVersion).
@@ -135,6 +135,11 @@ INSERT INTO home (one, id, created_at)
 ALTER TABLE worktrees ADD COLUMN reason TEXT NOT NULL DEFAULT '';
 ALTER TABLE services ADD COLUMN admin TEXT NOT NULL DEFAULT '';
 ALTER TABLE services ADD COLUMN config TEXT NOT NULL DEFAULT '';
+`,
+		// 7: a cmd service's rendered spec, hashed when it last started, so
+		// up on a running world restarts exactly what changed.
+		`
+ALTER TABLE services ADD COLUMN spec_hash TEXT NOT NULL DEFAULT '';
 `,
 	}
 }

@@ -80,11 +80,15 @@ type Service struct {
 	// slice so remove can reach it after the service left binky.toml.
 	// UpsertService keeps the recorded ones when s leaves them empty.
 	Admin, Config string
+	// SpecHash is a cmd service's rendered spec, hashed, as it last
+	// started (host/world); UpsertService keeps the recorded one when s
+	// leaves it empty.
+	SpecHash string
 }
 
 const serviceSelect = `SELECT worktree_id, name, kind, state, pid, pgid, start_time,
 	ports, url, address, vals, restarts, last_exit_code, last_error, updated_at, spec, slice, adapter,
-	admin, config
+	admin, config, spec_hash
 FROM services
 `
 
@@ -107,6 +111,7 @@ func scanService(stmt *sqlite.Stmt) (*Service, error) {
 		Adapter:    stmt.ColumnText(17),
 		Admin:      stmt.ColumnText(18),
 		Config:     stmt.ColumnText(19),
+		SpecHash:   stmt.ColumnText(20),
 	}
 	if !stmt.ColumnIsNull(12) {
 		c := stmt.ColumnInt(12)
@@ -175,8 +180,8 @@ func (r *Registry) UpsertService(ctx context.Context, s *Service) error {
 	err = r.write(ctx, func(conn *sqlite.Conn) error {
 		return execute(conn, `INSERT INTO services
 	(worktree_id, name, kind, state, pid, pgid, start_time, ports, url, address,
-	 vals, restarts, last_exit_code, last_error, updated_at, slice, adapter, admin, config)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
+	 vals, restarts, last_exit_code, last_error, updated_at, slice, adapter, admin, config, spec_hash)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
 ON CONFLICT (worktree_id, name) DO UPDATE SET
 	kind = excluded.kind, ports = excluded.ports, url = excluded.url,
 	address = excluded.address, vals = excluded.vals,
@@ -184,11 +189,12 @@ ON CONFLICT (worktree_id, name) DO UPDATE SET
 	adapter = CASE WHEN excluded.adapter = '' THEN adapter ELSE excluded.adapter END,
 	admin = CASE WHEN excluded.admin = '' THEN admin ELSE excluded.admin END,
 	config = CASE WHEN excluded.config = '' THEN config ELSE excluded.config END,
+	spec_hash = CASE WHEN excluded.spec_hash = '' THEN spec_hash ELSE excluded.spec_hash END,
 	state = CASE WHEN excluded.state = '' THEN state ELSE excluded.state END,
 	updated_at = excluded.updated_at`, nil,
 			s.WorktreeID, s.Name, s.Kind, s.State, s.PID, s.PGID, int64(s.StartTime),
 			ports, s.URL, s.Address, vals, s.Restarts, nullableInt(s.LastExitCode),
-			s.LastError, r.now().UnixNano(), s.Slice, s.Adapter, s.Admin, s.Config)
+			s.LastError, r.now().UnixNano(), s.Slice, s.Adapter, s.Admin, s.Config, s.SpecHash)
 	})
 	if err != nil {
 		return fmt.Errorf("record service %q of worktree #%d: %w", s.Name, s.WorktreeID, err)

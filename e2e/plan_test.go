@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// up converges a running world on an edited binky.toml (issue 26): only
+// what changed and what depends on it restarts; a service added starts, one
+// removed stops; --dry-run says so first and changes nothing.
+
+const planWorldBase = `
+[project]
+name = "plan"
+port_range = PORTRANGE
+
+[services.db]
+adapter = "sqlite"
+
+[services.api]
+cmd        = "exec sleep 100601"
+depends_on = ["db"]
+ports      = ["http"]
+
+[services.worker]
+cmd        = "exec sleep 100602"
+depends_on = ["api"]
+
+[services.side]
+cmd = "exec sleep 100603"
+`
+
+// editWorld rewrites the world's own binky.toml (the one up reads for it).
+func editWorld(t *testing.T, e *env, path, config string) {
+	t.Helper()
+	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
+	if err := os.WriteFile(filepath.Join(path, "binky.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pidsOf(t *testing.T, e *env, wt string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, s := range e.status().world(t, wt).Services {
+		if s.Kind == "cmd" {
+			out[s.Name] = s.Pid
+		}
+	}
+	return out
+}
+
+func TestUpConvergesOnEditedConfig(t *testing.T) {
+	e := newEnv(t, planWorldBase)
+	e.must("up", "-q", "w")
+	path := e.status().world(t, "w").Path
+	before := pidsOf(t, e, "w")
+
+	// Nothing changed: nothing to do, nothing restarts.
+	if out := e.must("up", "w").stdout; !strings.Contains(out, "nothing to do") {
+		t.Errorf("up of an unchanged world:\n%s", out)
+	}
+
+	// api's command changes: api and worker (which depends on it) restart,
+	// side does not. --dry-run says so and changes nothing.
+	edited := strings.Replace(planWorldBase, "exec sleep 100601", "exec sleep 100611", 1)
+	editWorld(t, e, path, edited)
+	dry := e.must("up", "--dry-run", "w").stdout
+	for _, want := range []string{"restart   api: its config changed", "restart   worker: it depends on api"} {
+		if !strings.Contains(dry, want) {
+			t.Errorf("--dry-run does not say %q:\n%s", want, dry)
+		}
+	}
+	if strings.Contains(dry, "side") {
+		t.Errorf("--dry-run would touch side:\n%s", dry)
+	}
+	if got := pidsOf(t, e, "w"); got["api"] != before["api"] {
+		t.Fatalf("--dry-run restarted api (%d → %d)", before["api"], got["api"])
+	}
+	var j struct {
+		Plan struct {
+			Restart []struct{ Service string } `json:"restart"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal([]byte(e.must("up", "--dry-run", "--json", "w").stdout), &j); err != nil || len(j.Plan.Restart) != 2 {
+		t.Errorf("up --dry-run --json: %+v, %v; want two restarts", j, err)
+	}
+	e.must("up", "-q", "w")
+	after := pidsOf(t, e, "w")
+	if after["api"] == before["api"] || after["worker"] == before["worker"] {
+		t.Errorf("api or worker not restarted: before %v, after %v", before, after)
+	}
+	if after["side"] != before["side"] {
+		t.Errorf("side restarted though nothing of it changed: before %v, after %v", before, after)
+	}
+	for _, p := range after {
+		if !alive(p) {
+			t.Errorf("pid %d is not running after up", p)
+		}
+	}
+
+	// side removed: stopped and gone from status; mail added: started;
+	// nothing else restarts. The slice of a removed adapter service stays.
+	edited = strings.Replace(edited, `[services.side]
+cmd = "exec sleep 100603"`, `[services.mail]
+cmd = "exec sleep 100604"`, 1)
+	editWorld(t, e, path, edited)
+	e.must("up", "-q", "w")
+	final := pidsOf(t, e, "w")
+	if _, ok := final["side"]; ok || alive(after["side"]) {
+		t.Errorf("side removed from binky.toml still runs or is listed: %v (pid %d alive %v)", final, after["side"], alive(after["side"]))
+	}
+	if final["mail"] == 0 || !alive(final["mail"]) {
+		t.Errorf("mail added to binky.toml does not run: %v", final)
+	}
+	if final["api"] != after["api"] || final["worker"] != after["worker"] {
+		t.Errorf("api or worker restarted by an unrelated change: before %v, after %v", after, final)
+	}
+}

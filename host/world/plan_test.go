@@ -8,7 +8,9 @@ import (
 
 func TestCompute(t *testing.T) {
 	db := Service{Name: "db"}
-	web := func(hash string) Service { return Service{Name: "web", Cmd: true, Hash: hash, DependsOn: []string{"db"}} }
+	web := func(hash string) Service {
+		return Service{Name: "web", Cmd: true, Hash: hash, DependsOn: []string{"db"}}
+	}
 	worker := Service{Name: "worker", Cmd: true, Hash: "w1", DependsOn: []string{"web"}}
 	running := map[string]Recorded{
 		"db":     {Live: true},

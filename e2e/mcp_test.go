@@ -370,18 +370,19 @@ func sortedKeysOf[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkToolSchemas wants exactly the seven tools, each argument a described
+// checkToolSchemas wants exactly the eight tools, each argument a described
 // string (lines a number), worktree required where a world must be named.
 func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 	t.Helper()
 	want := map[string]struct{ props, required string }{
-		"up":     {"branch,repo", ""},
-		"down":   {"project,repo,worktree", "worktree"},
-		"status": {"project,repo,worktree", ""},
-		"env":    {"project,repo,worktree", "worktree"},
-		"verify": {"project,repo,worktree", "worktree"},
-		"logs":   {"grep,lines,project,repo,service,worktree", ""},
-		"reset":  {"project,repo,service,worktree", "worktree"},
+		"up":      {"branch,repo", ""},
+		"down":    {"project,repo,worktree", "worktree"},
+		"status":  {"project,repo,worktree", ""},
+		"env":     {"project,repo,worktree", "worktree"},
+		"verify":  {"project,repo,worktree", "worktree"},
+		"logs":    {"grep,lines,project,repo,service,worktree", ""},
+		"reset":   {"project,repo,service,worktree", "worktree"},
+		"restart": {"project,repo,service,worktree", "worktree"},
 	}
 	var names []string
 	for _, tool := range tools {
@@ -422,8 +423,8 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		}
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "down,env,logs,reset,status,up,verify" {
-		t.Errorf("tools: got %s; want exactly down,env,logs,reset,status,up,verify", got)
+	if got := strings.Join(names, ","); got != "down,env,logs,reset,restart,status,up,verify" {
+		t.Errorf("tools: got %s; want exactly down,env,logs,reset,restart,status,up,verify", got)
 	}
 }
 

@@ -121,3 +121,29 @@ cmd = "exec sleep 100604"`, 1)
 		t.Errorf("api or worker restarted by an unrelated change: before %v, after %v", after, final)
 	}
 }
+
+// binky restart restarts the named service only, or every cmd service in
+// dependency order, each waited healthy.
+func TestRestartVerb(t *testing.T) {
+	e := newEnv(t, planWorldBase)
+	e.must("up", "-q", "w")
+	before := pidsOf(t, e, "w")
+	e.must("restart", "-q", "w", "side")
+	after := pidsOf(t, e, "w")
+	if after["side"] == before["side"] || !alive(after["side"]) {
+		t.Errorf("side not restarted: %v → %v", before, after)
+	}
+	if after["api"] != before["api"] || after["worker"] != before["worker"] {
+		t.Errorf("restart of side restarted others: %v → %v", before, after)
+	}
+	e.must("restart", "-q", "w")
+	all := pidsOf(t, e, "w")
+	for name, p := range all {
+		if p == after[name] || !alive(p) {
+			t.Errorf("restart of every service: %s pid %d (was %d)", name, p, after[name])
+		}
+	}
+	if r := e.binky("restart", "w", "db"); r.code == 0 || !strings.Contains(r.stderr, "no cmd service") {
+		t.Errorf("restart of an adapter service: exit %d\n%s", r.code, r.stderr)
+	}
+}

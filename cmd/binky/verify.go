@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/binkyhq/binky/cmd/internal/cli"
@@ -75,6 +76,38 @@ type resetCmd struct {
 	// NoRestart keeps today's behaviour for apps that cope with a slice
 	// replaced under them.
 	NoRestart bool `name:"no-restart" help:"Leave the services that depend on the reset slices running (by default they are stopped before the reset and started again after it)."`
+}
+
+type restartCmd struct {
+	Worktree string   `arg:"" help:"Worktree name or branch (. for the worktree you stand in)."`
+	Services []string `arg:"" optional:"" help:"Services to restart; default: every cmd service of the world."`
+	Project  string   `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
+	Quiet    bool     `short:"q" help:"No live progress."`
+}
+
+func (c *restartCmd) Run(g *globals) error {
+	cl, err := g.client()
+	if err != nil {
+		return err
+	}
+	wt := c.Worktree
+	if wt == "." {
+		wt = ""
+	}
+	pp := newProgress(c.Quiet)
+	start := time.Now()
+	var w api.World
+	err = cl.Call(g.ctx, api.OpRestart, api.RestartArgs{WorldRef: cli.WorldRef(wt, c.Project), Services: c.Services}, api.Handlers{Progress: pp.show}, &w)
+	pp.done()
+	if err != nil {
+		return &exitError{Code: 1, Err: fmt.Errorf("restart: %w", err)}
+	}
+	which := "every service"
+	if len(c.Services) > 0 {
+		which = strings.Join(c.Services, ", ")
+	}
+	fmt.Printf("%s/%s: %s restarted in %.1fs\n", w.Project, w.Worktree, which, time.Since(start).Seconds())
+	return nil
 }
 
 func (c *resetCmd) Run(g *globals) error {

@@ -17,6 +17,7 @@ const (
 	OpEnv     = "env"
 	OpVerify  = "verify"
 	OpReset   = "reset"
+	OpRestart = "restart"
 	OpStop    = "stop"
 	OpGolden  = "golden"
 	OpReserve = "reserve"
@@ -137,6 +138,13 @@ type ResetArgs struct {
 	// running through the reset (by default they are stopped before the
 	// slice is dropped and started again, and waited for, after).
 	NoRestart bool `json:"no_restart,omitempty"`
+}
+
+// RestartArgs restarts a world's cmd services.
+type RestartArgs struct {
+	WorldRef
+	// Services to restart; empty: every cmd service of the world.
+	Services []string `json:"services,omitempty"`
 }
 
 // VerifyArgs runs a world's verify commands.

@@ -103,6 +103,7 @@ func New(opts Options) *Daemon {
 		api.OpEnv:     d.opEnv,
 		api.OpVerify:  d.opVerify,
 		api.OpReset:   d.opReset,
+		api.OpRestart: d.opRestart,
 		api.OpGolden:  d.opGolden,
 		api.OpReserve: d.opReserve,
 	}

@@ -428,6 +428,6 @@ func refuseLongToolName(_ context.Context, _ any, message any) error {
 	if json.Unmarshal(raw, &m) != nil || m.Method != string(mcpgo.MethodToolsCall) || len(m.Params.Name) <= echoBytes {
 		return nil
 	}
-	return fmt.Errorf("no tool named %s: binky's tools are %s, %s, %s, %s, %s, %s and %s",
-		quoteArg(m.Params.Name), ToolUp, ToolDown, ToolStatus, ToolEnv, ToolVerify, ToolLogs, ToolReset)
+	return fmt.Errorf("no tool named %s: binky's tools are %s, %s, %s, %s, %s, %s, %s and %s",
+		quoteArg(m.Params.Name), ToolUp, ToolDown, ToolStatus, ToolEnv, ToolVerify, ToolLogs, ToolReset, ToolRestart)
 }

@@ -118,7 +118,7 @@ func New(cfg Config) *Server {
 	)
 	handlers := map[string]server.ToolHandlerFunc{
 		ToolUp: s.up, ToolDown: s.down, ToolStatus: s.status, ToolEnv: s.env, ToolVerify: s.verify,
-		ToolLogs: s.logs, ToolReset: s.reset,
+		ToolLogs: s.logs, ToolReset: s.reset, ToolRestart: s.restart,
 	}
 	for _, t := range tools() {
 		s.mcp.AddTool(t, s.logged(t.Name, handlers[t.Name]))

@@ -203,13 +203,14 @@ func TestToolsList(t *testing.T) {
 		props    string
 		required string
 	}{
-		"up":     {"branch,repo", ""},
-		"down":   {"project,repo,worktree", "worktree"},
-		"status": {"project,repo,worktree", ""},
-		"env":    {"project,repo,worktree", "worktree"},
-		"verify": {"project,repo,worktree", "worktree"},
-		"logs":   {"grep,lines,project,repo,service,worktree", ""},
-		"reset":  {"project,repo,service,worktree", "worktree"},
+		"up":      {"branch,repo", ""},
+		"down":    {"project,repo,worktree", "worktree"},
+		"status":  {"project,repo,worktree", ""},
+		"env":     {"project,repo,worktree", "worktree"},
+		"verify":  {"project,repo,worktree", "worktree"},
+		"logs":    {"grep,lines,project,repo,service,worktree", ""},
+		"reset":   {"project,repo,service,worktree", "worktree"},
+		"restart": {"project,repo,service,worktree", "worktree"},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("got %d tools; want %d", len(res.Tools), len(want))

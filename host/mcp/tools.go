@@ -15,6 +15,8 @@ const (
 	ToolVerify = "verify"
 	ToolLogs   = "logs"
 	ToolReset  = "reset"
+	// ToolRestart restarts a world's services (restart.go).
+	ToolRestart = "restart"
 )
 
 const projectHelp = "The project the worktree belongs to. Default: the project of the repository the server acts in (repo). " +
@@ -127,5 +129,6 @@ func tools() []mcpgo.Tool {
 				IdempotentHint: boolp(true), OpenWorldHint: boolp(false),
 			}),
 		),
+		restartTool(),
 	}
 }

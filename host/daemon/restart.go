@@ -1,0 +1,85 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/binkyhq/binky/host/api"
+)
+
+// opRestart restarts a world's cmd services — the named ones, or all — in
+// dependency order: stopped last-first, then started first-first, each
+// waited healthy as up waits, with the config the world runs with now.
+func (d *Daemon) opRestart(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.RestartArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, err
+	}
+	var order []string
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			if svc := cfg.Services[name]; !svc.IsAdapter() && (len(a.Services) == 0 || slices.Contains(a.Services, name)) {
+				order = append(order, name)
+			}
+		}
+	}
+	for _, name := range a.Services {
+		svc, ok := cfg.Services[name]
+		if !ok || svc.IsAdapter() {
+			var cmds []string
+			for _, n := range cfg.Order {
+				if !cfg.Services[n].IsAdapter() {
+					cmds = append(cmds, n)
+				}
+			}
+			return nil, errorf(api.CodeInvalid, "%s has no cmd service %q (it has: %s)", rec.Name, name, strings.Join(cmds, ", "))
+		}
+	}
+	if len(order) == 0 {
+		return nil, errorf(api.CodeInvalid, "%s has no cmd services to restart", rec.Name)
+	}
+	envVals, err := resolveEnv(cfg, rec.Path, a.Env)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range envVals {
+		d.redact.Add(v)
+	}
+	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
+	plan, _ := portPlan(cfg, lo)
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, env: envVals, caller: a.Env, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, sv := range svcs {
+		if sv.Address != "" {
+			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
+		}
+	}
+	for _, name := range slices.Backward(order) {
+		s.progress("stop", name, "restart")
+		if err := d.sup.Stop(ctx, d.supKey(rec.Project, rec.Name, name)); err != nil {
+			return nil, errorf(api.CodeFailed, "stop %s to restart it: %v", name, err)
+		}
+	}
+	coords := w.coords()
+	for _, name := range order {
+		if err := d.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
+			return nil, err
+		}
+	}
+	d.refreshRoutes(ctx)
+	return d.worldStatus(ctx, rec)
+}

@@ -355,6 +355,9 @@ admin_url = "postgres://postgres@127.0.0.1:1/postgres"
 	if cs := convStatusOf(t, e); len(cs.Worlds) != 1 || cs.Worlds[0].State != "failed" || !strings.Contains(cs.Worlds[0].Reason, "pg") || !strings.Contains(cs.Worlds[0].Reason, "provision") {
 		t.Errorf("status of the failed world: %+v; want failed, with a reason naming the provision of pg", cs.Worlds)
 	}
+	if pg := e.status().world(t, "w").service(t, "pg"); pg.State != "failed" {
+		t.Errorf("the slice that could not be provisioned is %q; want failed, with its reason", pg.State)
+	}
 	if out := e.must("status").stdout; !strings.Contains(out, "why:") {
 		t.Errorf("status text does not say why the world failed:\n%s", out)
 	}

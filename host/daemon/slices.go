@@ -165,7 +165,7 @@ func (d *Daemon) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 	}); err != nil {
 		return slice{}, false, fmt.Errorf("record the slice of %s before making it (nothing was made): %w", svc.Name, err)
 	}
-	if have && old.State == registry.ServiceProvisioning || svc.CloneFrom != "" {
+	if have && (old.State == registry.ServiceProvisioning || old.State == registry.ServiceFailed) || svc.CloneFrom != "" {
 		// Half made by an earlier up, or (re)created empty by the check
 		// above: clear it, so the clone or the migrate starts clean.
 		if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: t}); err != nil {

@@ -276,6 +276,12 @@ func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 			}
 			sl, made, err := d.ensureSlice(ctx, s, w, rec, svc)
 			if err != nil {
+				// status says why this slice is not there, instead of a
+				// slice "provisioning" for ever; the next up rebuilds it.
+				reason, _, _ := strings.Cut(d.redact.String(err.Error()), "\n")
+				if serr := d.reg.SetServiceState(ctx, rec.ID, name, registry.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
+					d.log.Warn("record a failed slice", "service", name, "error", serr)
+				}
 				return nil, err
 			}
 			w.slices[name] = sl

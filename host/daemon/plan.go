@@ -69,23 +69,44 @@ func (d *Daemon) specHash(w *world, rec *registry.Worktree, svc *config.Service,
 	return hex.EncodeToString(sum[:12])
 }
 
-// planWorld computes what up would do to rec with cfg: the world as the
-// registry and the supervisor have it against cfg rendered with the
-// world's recorded ports and slices. It changes nothing.
-func (d *Daemon) planWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string, prune bool) (lifecycle.Plan, error) {
+// recordedWorld is rec as it runs: cfg rendered with the world's recorded
+// port block and slices, ${env.*} resolved from the caller (and env
+// files, each value registered as a secret). It also returns the
+// registry's services of the world.
+func (d *Daemon) recordedWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string) (*world, []*registry.Service, error) {
+	envVals, err := resolveEnv(cfg, rec.Path, caller)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, v := range envVals {
+		d.redact.Add(v)
+	}
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
 		env: envVals, caller: caller, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
-		return lifecycle.Plan{}, err
+		return nil, nil, err
 	}
-	have := map[string]lifecycle.Recorded{}
 	for _, sv := range svcs {
 		if sv.Address != "" {
 			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
 		}
+	}
+	return w, svcs, nil
+}
+
+// planWorld computes what up would do to rec with cfg: the world as the
+// registry and the supervisor have it against cfg rendered with the
+// world's recorded ports and slices. It changes nothing.
+func (d *Daemon) planWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string, prune bool) (lifecycle.Plan, error) {
+	w, svcs, err := d.recordedWorld(ctx, cfg, rec, caller)
+	if err != nil {
+		return lifecycle.Plan{}, err
+	}
+	have := map[string]lifecycle.Recorded{}
+	for _, sv := range svcs {
 		r := lifecycle.Recorded{Cmd: sv.Kind == registry.KindCmd, Hash: sv.SpecHash}
 		if r.Cmd {
 			if st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, sv.Name)); ok {
@@ -196,11 +217,7 @@ func (d *Daemon) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Confi
 	if c, err := loadConfigContext(ctx, filepath.Join(rec.Path, "binky.toml")); err == nil {
 		cfg = c
 	}
-	envVals, err := resolveEnv(cfg, rec.Path, a.Env)
-	if err != nil {
-		return nil, err
-	}
-	p, err := d.planWorld(ctx, cfg, rec, envVals, a.Env, a.Prune)
+	p, err := d.planWorld(ctx, cfg, rec, a.Env, a.Prune)
 	if err != nil {
 		return nil, err
 	}

@@ -31,25 +31,12 @@ func (d *Daemon) opReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 	if err != nil {
 		return nil, err
 	}
-	envVals, err := resolveEnv(cfg, rec.Path, a.Env)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
-	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
-	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, env: envVals, caller: a.Env, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
-	svcs, err := d.reg.Services(ctx, rec.ID)
+	w, svcs, err := d.recordedWorld(ctx, cfg, rec, a.Env)
 	if err != nil {
 		return nil, err
 	}
 	recorded := map[string]string{}
 	for _, sv := range svcs {
-		if sv.Address != "" {
-			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
-		}
 		if sv.Kind == registry.KindAdapter && sv.Slice != "" && (sv.Adapter == "" || sv.Adapter == cfgAdapter(cfg, sv.Name)) {
 			recorded[sv.Name] = sv.Slice
 		}

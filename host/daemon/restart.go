@@ -49,24 +49,9 @@ func (d *Daemon) opRestart(ctx context.Context, raw json.RawMessage, s *stream) 
 	if len(order) == 0 {
 		return nil, errorf(api.CodeInvalid, "%s has no cmd services to restart", rec.Name)
 	}
-	envVals, err := resolveEnv(cfg, rec.Path, a.Env)
+	w, _, err := d.recordedWorld(ctx, cfg, rec, a.Env)
 	if err != nil {
 		return nil, err
-	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
-	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
-	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, env: envVals, caller: a.Env, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
-	svcs, err := d.reg.Services(ctx, rec.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, sv := range svcs {
-		if sv.Address != "" {
-			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
-		}
 	}
 	for _, name := range slices.Backward(order) {
 		s.progress("stop", name, "restart")

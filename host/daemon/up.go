@@ -118,12 +118,7 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	// changed and everything up means nothing to do, as fast as before.
 	var upPlan *lifecycle.Plan
 	if old, err := d.reg.Worktree(ctx, project, wtName); err == nil && cfgErr == nil {
-		envVals, err := resolveEnv(cfg, wt.Path, a.Env)
-		if err == nil {
-			p, err := d.planWorld(ctx, cfg, old, envVals, a.Env, a.Prune)
-			if err != nil {
-				return nil, err
-			}
+		if p, err := d.planWorld(ctx, cfg, old, a.Env, a.Prune); err == nil {
 			upPlan = &p
 			if old.State == stateUp && p.Empty() && d.allRunning(ctx, cfg, old) {
 				w, err := d.worldStatus(ctx, old)

@@ -25,13 +25,25 @@ type Query struct {
 	MaxBytes int
 }
 
+// contextLines is how many lines before the selected ones Tail reads and
+// redacts with them, so that a multi-line secret (a PEM key) that begins
+// shortly before them is recognised whole and becomes one mask. A longer
+// one is still masked line by line (see package redact): the margin only
+// makes the common case read better.
+const contextLines = 64
+
 // Tail is the redacted end of one service's log (its rolled generations
 // included) that q selects, and whether lines were left out to fit
 // q.Lines or q.MaxBytes. A log that does not exist yet is empty.
+//
+// The lines are redacted as one text that begins up to contextLines
+// before them, and then selected: a secret masked whole counts as one
+// line.
 func Tail(path string, red *redact.Redactor, q Query) (lines []string, truncated bool, err error) {
 	n := 0
 	if q.Lines > 0 {
-		n = q.Lines + 1 // one more tells whether lines were left out
+		// One more tells whether lines were left out.
+		n = q.Lines + 1 + contextLines
 	}
 	if q.Grep != nil {
 		n = 0 // grep reads all that is kept, then keeps the last matches
@@ -43,7 +55,9 @@ func Tail(path string, red *redact.Redactor, q Query) (lines []string, truncated
 	if len(raw) == 0 {
 		return nil, false, nil
 	}
-	// Redacted as one text, so a secret wrapped over lines is found.
+	// Redacted as one text, so a secret wrapped over lines is found. Its
+	// start is a window edge: a secret that began before it has the part
+	// that is here masked line by line.
 	all := strings.Split(red.String(strings.Join(raw, "\n")), "\n")
 	if q.Grep != nil {
 		kept := all[:0]

@@ -1,8 +1,6 @@
 package redact
 
 import (
-	"encoding/base64"
-	"encoding/hex"
 	"net/url"
 	"slices"
 	"strings"
@@ -23,8 +21,10 @@ const MinLen = 4
 // a nil *Redactor redacts nothing. It is safe for concurrent use.
 type Redactor struct {
 	mu    sync.RWMutex
-	forms []string // distinct, longest first
-	m     *matcher // built from forms; replaced, never changed, by Add
+	forms []form         // distinct, in the order registered
+	index map[string]int // forms[index[s]].s == s
+	m     *matcher       // built from forms when first needed; never changed
+	stale bool           // forms changed since m was built
 }
 
 // New returns a Redactor that knows the given secrets.
@@ -37,8 +37,9 @@ func New(secrets ...string) *Redactor {
 }
 
 // Add registers a secret. Values shorter than MinLen bytes are ignored.
-// Every form of the value is registered (see Forms), and when the value is a
-// URL with a password, so is the password in all its forms.
+// Every form of the value is registered (see Forms), each line of a
+// multi-line value that is a fragment too, and when the value is a URL with
+// a password, so is the password in all its forms.
 //
 // A server address that carries nothing secret — a database or broker URL
 // with no password, query or fragment, such as the admin_url
@@ -49,10 +50,10 @@ func (r *Redactor) Add(secret string) {
 	if r == nil || len(secret) < MinLen || plainServerAddress(secret) {
 		return
 	}
-	forms := Forms(secret)
+	forms := formsOf(secret)
 	if u, err := url.Parse(secret); err == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok && len(pw) >= MinLen {
-			forms = append(forms, Forms(pw)...)
+			forms = append(forms, formsOf(pw)...)
 		}
 	}
 	r.addForms(forms)
@@ -98,60 +99,26 @@ func (r *Redactor) AddAddress(addr string) {
 	}
 }
 
-func (r *Redactor) addForms(forms []string) {
+func (r *Redactor) addForms(forms []form) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := len(r.forms)
+	if r.index == nil {
+		r.index = map[string]int{}
+	}
 	for _, f := range forms {
-		if len(f) < MinLen || slices.Contains(r.forms, f) {
+		if len(f.s) < MinLen {
 			continue
 		}
+		if i, ok := r.index[f.s]; ok {
+			if f.edge && !r.forms[i].edge {
+				r.forms[i].edge, r.stale = true, true
+			}
+			continue
+		}
+		r.index[f.s] = len(r.forms)
 		r.forms = append(r.forms, f)
+		r.stale = true
 	}
-	if len(r.forms) == n {
-		return
-	}
-	// Longest first, so a secret that contains another is matched whole.
-	slices.SortStableFunc(r.forms, func(a, b string) int { return len(b) - len(a) })
-	r.m = newMatcher(r.forms)
-}
-
-// Forms lists the spellings of a secret a Redactor masks: the value itself;
-// URL-encoded (query and path escaping); hex, lower and upper case; base64
-// in the standard and URL alphabets, with and without padding; and, for
-// each alphabet, the base64 characters that depend on the secret alone when
-// it sits inside a longer base64 text at each of the three byte alignments
-// (the characters at either edge also carry neighbouring bits, so they are
-// not part of the form). Forms shorter than MinLen are left out.
-func Forms(secret string) []string {
-	forms := []string{
-		secret,
-		url.QueryEscape(secret),
-		url.PathEscape(secret),
-		hex.EncodeToString([]byte(secret)),
-		strings.ToUpper(hex.EncodeToString([]byte(secret))),
-	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		forms = append(forms, enc.EncodeToString([]byte(secret)))
-	}
-	n := len(secret)
-	for a := range 3 {
-		b := make([]byte, a+n)
-		copy(b[a:], secret)
-		// Character j covers bits [6j, 6j+6); the secret's bits are
-		// [8a, 8a+8n).
-		lo, hi := (8*a+5)/6, (8*a+8*n)/6
-		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-			forms = append(forms, enc.EncodeToString(b)[lo:hi])
-		}
-	}
-	out := forms[:0]
-	for _, f := range forms {
-		if len(f) >= MinLen && !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // Len reports how many distinct forms are registered.
@@ -165,23 +132,40 @@ func (r *Redactor) Len() int {
 }
 
 // matcher returns the current matcher (immutable), or nil when nothing is
-// registered.
+// registered. It is built on first use after an Add, so that registering
+// many secrets in a row (a daemon reading its registry) builds it once.
 func (r *Redactor) matcher() *matcher {
 	if r == nil {
 		return nil
 	}
 	r.mu.RLock()
-	defer r.mu.RUnlock()
+	m, stale := r.m, r.stale
+	r.mu.RUnlock()
+	if !stale {
+		return m
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stale {
+		// Longest first: the order in which forms that start alike are
+		// compared.
+		forms := slices.Clone(r.forms)
+		slices.SortStableFunc(forms, func(a, b form) int { return len(b.s) - len(a.s) })
+		r.m, r.stale = newMatcher(forms), false
+	}
 	return r.m
 }
 
 // String returns s with every occurrence of every secret replaced by Mask.
+// s is taken as a window of a longer text: where it begins or ends inside
+// a line of a multi-line secret, the part it holds is masked too when it
+// is MinLen bytes or more (see the package documentation).
 func (r *Redactor) String(s string) string {
 	m := r.matcher()
 	if m == nil {
 		return s
 	}
-	covered, _ := m.cover([]byte(s), false)
+	covered, _, _ := m.cover([]byte(s), scan{start: true, end: true})
 	if covered == nil {
 		return s
 	}
@@ -197,7 +181,7 @@ func (r *Redactor) Bytes(p []byte) []byte {
 	if m == nil {
 		return slices.Clone(p)
 	}
-	covered, _ := m.cover(p, false)
+	covered, _, _ := m.cover(p, scan{start: true, end: true})
 	if covered == nil {
 		return slices.Clone(p)
 	}

@@ -15,19 +15,27 @@ const maxHold = 64 << 10
 // every write: it scans again once what it holds has grown by an eighth.
 // Each scan looks at everything held, so a long secret arriving a byte or a
 // line per write would otherwise cost the square of its length (FuzzForms
-// found a 4 KB secret, one character per line, taking 15 s); now it costs
-// a constant number of scans per doubling. A held tail this long is rare
-// (an unfinished occurrence of a secret of over a kilobyte), and Flush and
-// Close still settle it at once.
-const lazyHold = 4 << 10
+// found a 4 KB secret, one character per line, taking 15 s; and a secret of
+// 370 '!' wrapped after every byte, with 4 KB here, took seconds once
+// escapes were decoded); now it costs a constant number of scans per
+// doubling. A held tail this long is rare: only an unfinished occurrence of
+// a long secret (a PEM key while it is printed) is held that long, and
+// Flush and Close still settle it at once.
+const lazyHold = 512
 
 // Writer returns a writer that redacts everything written to it before
-// passing it to w. A secret split across two Write calls, or wrapped over
-// lines, is still masked: the writer holds back the tail of what it was
-// given from the first byte where an occurrence of a secret could begin
-// but is not finished, until more data or Close settles it. Text that
-// cannot begin a secret passes at once. Close flushes what is held back;
-// it does not close w. The returned writer is safe for concurrent use.
+// passing it to w, exactly as String would redact all of it at once. A
+// secret split across two Write calls, or wrapped over lines, is still
+// masked: the writer holds back the tail of what it was given from the
+// first byte where an occurrence of a secret (or of a line of a multi-line
+// secret) could begin but is not finished, until more data or Close
+// settles it, so it never writes the start of a secret before it knows
+// the rest. Text that cannot begin a secret passes at once. The stream's
+// first bytes and its end at Close are a window's edges, as a string's
+// are for String: a stream that begins or ends inside a line of a
+// multi-line secret has the part it holds masked. Close flushes what is
+// held back; it does not close w. The returned writer is safe for
+// concurrent use.
 func (r *Redactor) Writer(w io.Writer) *Writer {
 	return &Writer{r: r, w: w}
 }
@@ -41,12 +49,18 @@ type Writer struct {
 	closed bool
 	// scanned is len(buf) after the last scan: what it still held.
 	scanned int
-	// carry is how many leading bytes of buf are known to be covered by an
-	// occurrence that began in bytes already written (only after a forced
-	// flush inside a long run); inRun says the bytes written so far end
-	// with a Mask that those bytes continue.
+	// carry is how many leading bytes of buf are known to be covered: by
+	// an occurrence that began in bytes already written (after a forced
+	// flush inside a long run), or by a mask made at the stream's start
+	// that the next scan, no longer at the start, would not make again;
+	// inRun says the bytes written so far end with a Mask that those bytes
+	// continue.
 	carry int
 	inRun bool
+	// started says bytes were taken out of buf since the stream's start
+	// or the last Flush: buf no longer begins at a window's edge, where a
+	// secret may be cut; masked says what was written ends with a Mask.
+	started, masked bool
 }
 
 // Write redacts p and writes out what is settled.
@@ -81,15 +95,21 @@ func (wr *Writer) Close() error {
 // (binky logs -f calls it when a log has had nothing new for a moment). A
 // held tail of MinLen bytes or more that could begin a secret is masked,
 // so a secret whose rest never comes is not shown; a shorter one is
-// written as it is, and a secret whose rest comes after a Flush is not
-// recognised.
+// written as it is. A Flush ends a window: what is written next begins a
+// new one, so the rest of a line of a multi-line secret that comes after
+// it is masked (when it is MinLen bytes or more), but the rest of a
+// single-line secret is not recognised.
 func (wr *Writer) Flush() error {
 	wr.mu.Lock()
 	defer wr.mu.Unlock()
 	if wr.closed {
 		return nil
 	}
-	return wr.flush(true, true)
+	err := wr.flush(true, true)
+	// A masked run at the new window's start continues the Mask written
+	// last, if any.
+	wr.started, wr.inRun = false, wr.masked
+	return err
 }
 
 // Held reports how many bytes the writer holds back.
@@ -122,10 +142,11 @@ func (wr *Writer) settle(final, maskTail bool) error {
 			return nil
 		}
 		_, err := wr.w.Write(wr.buf)
-		wr.buf = wr.buf[:0]
+		wr.buf, wr.started, wr.masked = wr.buf[:0], true, false
 		return err
 	}
-	covered, partialAt := m.cover(wr.buf, !final || maskTail)
+	sc := scan{start: !wr.started, end: final, partials: !final || maskTail}
+	covered, partialAt, startEnd := m.cover(wr.buf, sc)
 	if maskTail {
 		// The line breaks ending the tail stay: they were held as a
 		// possible gap inside a secret, not as part of one.
@@ -165,6 +186,13 @@ func (wr *Writer) settle(final, maskTail bool) error {
 				forced = true
 			}
 		}
+		if sc.start && !forced && cut > 0 && cut < startEnd && !(covered[cut] && runEnd(covered, cut) >= startEnd) {
+			// A mask made at the stream's start reaches past the cut but
+			// would not be the leading run of what is held, which carry
+			// keeps: the next scan, no longer at the start, would not
+			// make it again. Hold everything until it is settled.
+			cut = 0
+		}
 		if cut == 0 {
 			return nil
 		}
@@ -183,15 +211,15 @@ func (wr *Writer) settle(final, maskTail bool) error {
 	default:
 		emit(&b, wr.buf[:cut], covered[:cut])
 	}
-	wr.carry, wr.inRun = 0, false
-	if forced {
-		// The run goes on past the cut: remember how far it is known to
-		// reach, so its tail is masked even if no whole secret remains.
-		j := cut
-		for j < len(covered) && covered[j] {
-			j++
-		}
-		wr.carry, wr.inRun = j-cut, true
+	wr.carry, wr.inRun, wr.started = 0, false, true
+	wr.masked = covered != nil && covered[cut-1]
+	if covered != nil && cut < len(covered) && covered[cut] {
+		// What is held begins with a covered run: remember how far it is
+		// known to reach, so it is masked even if the next scan finds no
+		// occurrence there (a forced flush cut the run, or the run is a
+		// mask made at the stream's start). After a forced flush its
+		// Mask was written already.
+		wr.carry, wr.inRun = runEnd(covered, cut)-cut, forced
 	}
 	n := copy(wr.buf, wr.buf[cut:])
 	wr.buf = wr.buf[:n]
@@ -200,4 +228,12 @@ func (wr *Writer) settle(final, maskTail bool) error {
 	}
 	_, err := io.WriteString(wr.w, b.String())
 	return err
+}
+
+// runEnd is the end of the run of covered bytes at i.
+func runEnd(covered []bool, i int) int {
+	for i < len(covered) && covered[i] {
+		i++
+	}
+	return i
 }

@@ -154,10 +154,16 @@ func (d *Daemon) runCheck(ctx context.Context, rec *registry.Worktree, i int, co
 	// daemon left (nothing else would).
 	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, verifyService, verifyService))
 	groupHook(cmd)
-	cmd.Stdout = &chunkWriter{s: s, check: i, name: "stdout", redact: d.redact.String}
-	cmd.Stderr = &chunkWriter{s: s, check: i, name: "stderr", redact: d.redact.String}
+	// A redacting stream per pipe, not each read redacted alone: a secret
+	// that two reads split is still masked whole.
+	asIs := func(s string) string { return s }
+	stdout := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stdout", redact: asIs})
+	stderr := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
+	stdout.Close()
+	stderr.Close()
 	if err == nil {
 		return 0
 	}

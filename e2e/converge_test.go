@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/binkyhq/binky/sdk/adaptertest"
 )
 
 // Every interrupted or failed step converges (issue 25): a daemon killed
@@ -411,7 +413,7 @@ admin_url = "`+e2ePostgres+`"
 func TestUpResolvesFreshCredentials(t *testing.T) {
 	needServer(t, "Redis", "127.0.0.1:6379", "redis-server --daemonize yes --port 6379")
 	if _, err := exec.LookPath("redis-cli"); err != nil {
-		t.Skip("redis-cli is not installed")
+		adaptertest.MissingServer(t, "redis-cli is not installed (Debian package redis-tools)")
 	}
 	// Database 9 of the server: binky's secret there is this test's alone.
 	const admin = "redis://127.0.0.1:6379/9"

@@ -12,7 +12,6 @@ import (
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/dotenv"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
@@ -28,15 +27,9 @@ import (
 func (d *Daemon) specHash(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) string {
 	run := w.renderCmd(svc.Cmd, svc.Name, coords)
 	env := map[string]string{}
-	if svc.EnvFile != "" {
-		p := svc.EnvFile
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(rec.Path, p)
-		}
-		if vals, err := dotenv.ReadFile(p); err == nil {
-			for k, v := range vals {
-				env[k] = v
-			}
+	if vals, err := serviceEnvFile(rec, svc); err == nil {
+		for k, v := range vals {
+			env[k] = v
 		}
 	}
 	for k, v := range svc.Env {

@@ -125,18 +125,12 @@ func withVars(env, vars []string) []string {
 // daemon, and may hold another project's credentials.
 func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) ([]string, error) {
 	m := callerBase(w.caller)
-	if svc.EnvFile != "" {
-		p := svc.EnvFile
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(rec.Path, p)
-		}
-		vals, err := dotenv.ReadFile(p)
-		if err != nil {
-			return nil, errorf(api.CodeInvalid, "service %s: %v", svc.Name, err)
-		}
-		for k, v := range vals {
-			m[k] = v
-		}
+	vals, err := serviceEnvFile(rec, svc)
+	if err != nil {
+		return nil, errorf(api.CodeInvalid, "service %s: %v", svc.Name, err)
+	}
+	for k, v := range vals {
+		m[k] = v
 	}
 	for k, v := range svc.Env {
 		m[k] = w.render(v, svc.Name, coords)
@@ -148,6 +142,19 @@ func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Servic
 	m["BINKY_WORKTREE"] = rec.Name
 	m["BINKY_WORKTREE_PATH"] = rec.Path
 	return environ(m), nil
+}
+
+// serviceEnvFile reads a service's env_file (relative to its worktree);
+// nil when it has none.
+func serviceEnvFile(rec *registry.Worktree, svc *config.Service) (map[string]string, error) {
+	if svc.EnvFile == "" {
+		return nil, nil
+	}
+	p := svc.EnvFile
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(rec.Path, p)
+	}
+	return dotenv.ReadFile(p)
 }
 
 // callerBase copies a caller's environment without what binky withholds

@@ -97,9 +97,10 @@ type convStatus struct {
 		State    string `json:"state"`
 		Reason   string `json:"reason"`
 		Services []struct {
-			Name  string `json:"name"`
-			State string `json:"state"`
-			Pid   int    `json:"pid"`
+			Name   string `json:"name"`
+			State  string `json:"state"`
+			Pid    int    `json:"pid"`
+			Reason string `json:"reason"`
 		} `json:"services"`
 	} `json:"worlds"`
 }
@@ -359,6 +360,11 @@ admin_url = "postgres://postgres@127.0.0.1:1/postgres"
 	}
 	if pg := e.status().world(t, "w").service(t, "pg"); pg.State != "failed" {
 		t.Errorf("the slice that could not be provisioned is %q; want failed, with its reason", pg.State)
+	}
+	for _, sv := range convStatusOf(t, e).Worlds[0].Services {
+		if sv.Name == "pg" && (!strings.HasPrefix(sv.Reason, "provisioning failed") || !strings.Contains(sv.Reason, "127.0.0.1:1")) {
+			t.Errorf("reason of the slice on an unreachable server: %q; want provisioning failed, naming the server", sv.Reason)
+		}
 	}
 	if out := e.must("status").stdout; !strings.Contains(out, "why:") {
 		t.Errorf("status text does not say why the world failed:\n%s", out)

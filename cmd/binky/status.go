@@ -92,7 +92,10 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 				where = s.Address
 			}
 			extra := ""
-			if s.Error != "" {
+			switch {
+			case s.Reason != "":
+				extra = "  " + st.paint(ansiRed, s.Reason)
+			case s.Error != "":
 				extra = "  " + st.paint(ansiRed, s.Error)
 			}
 			fmt.Fprintf(tw, "    %s\t%s\tpid %s\tport %s\t%s%s\n", s.Name, st.paint(stateColor(s.State), s.State), pid, port, where, extra)

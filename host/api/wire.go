@@ -301,6 +301,10 @@ type Service struct {
 	Address  string         `json:"address,omitempty"`
 	Restarts int            `json:"restarts,omitempty"`
 	Error    string         `json:"error,omitempty"`
+	// Reason says why the service is not running as it should, in one
+	// line: "unhealthy: <probe>: status 503 for 40s", "failed: exit
+	// status 1", "provisioning failed: … connection refused"; "" when it is.
+	Reason string `json:"reason,omitempty"`
 	// LogTail is the last lines of a failed service's log, redacted.
 	LogTail []string `json:"log_tail,omitempty"`
 }

@@ -148,3 +148,16 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"connect: failed to connect to `user=postgres`:\n\t127.0.0.1:1 (127.0.0.1): dial error: connection refused", "connect: failed to connect to `user=postgres`: 127.0.0.1:1 (127.0.0.1): dial error: connection refused"},
+		{"service web is not healthy: 503\nlog line 1\nlog line 2", "service web is not healthy: 503"},
+		{strings.Repeat("é", 300), strings.Repeat("é", 200) + "…"},
+	} {
+		if got := oneLine(c.in); got != c.want {
+			t.Errorf("oneLine(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -170,6 +170,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		Store:   &supStore{d: d},
 		OnEvent: d.onSupervisorEvent,
 		Cgroups: d.cgroups,
+		// BINKY_HEALTH_EVERY (a duration) changes how often a running
+		// service's probe is repeated (docs/supervision.md).
+		HealthEvery: healthEvery(d.log),
 	})
 	defer d.sup.Shutdown()
 
@@ -373,4 +376,19 @@ func (d *Daemon) openCgroups() *supervisor.Cgroups {
 	}
 	d.log.Info("world processes tracked by cgroup v2", "root", cg.Root())
 	return cg
+}
+
+// healthEvery reads BINKY_HEALTH_EVERY; 0 (the supervisor's default) when
+// it is unset or not a positive duration, which is logged.
+func healthEvery(log hclog.Logger) time.Duration {
+	v := os.Getenv("BINKY_HEALTH_EVERY")
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		log.Warn("BINKY_HEALTH_EVERY is not a positive duration; using the default", "value", v)
+		return 0
+	}
+	return d
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 
 	"github.com/binkyhq/binky/host/dashboard"
 	"github.com/binkyhq/binky/host/events"
@@ -29,14 +30,14 @@ func (s dashSource) Worlds(ctx context.Context) ([]dashboard.World, error) {
 		if err != nil {
 			return nil, err
 		}
-		dw := dashboard.World{Project: w.Project, Worktree: w.Worktree, Path: w.Path, State: w.State}
+		dw := dashboard.World{Project: w.Project, Worktree: w.Worktree, Path: w.Path, State: w.State, Reason: w.Reason}
 		if w.Branch != w.Worktree {
 			dw.Branch = w.Branch
 		}
 		for _, sv := range w.Services {
-			ds := dashboard.Service{Name: sv.Name, Kind: sv.Kind, Adapter: sv.Adapter, State: sv.State, Port: sv.Port, URL: sv.URL, Detail: sv.Error}
-			if sv.Kind == "adapter" {
-				ds.Detail = sv.Address
+			ds := dashboard.Service{Name: sv.Name, Kind: sv.Kind, Adapter: sv.Adapter, State: sv.State, Port: sv.Port, URL: sv.URL, Detail: sv.Error, Reason: sv.Reason}
+			if sv.Kind == "adapter" || ds.Detail == sv.Reason || strings.HasSuffix(sv.Reason, ds.Detail) {
+				ds.Detail = sv.Address // the error is in the reason already
 			}
 			dw.Services = append(dw.Services, ds)
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
@@ -103,11 +104,13 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 				out.Port = p
 			}
 		}
+		supReason := ""
 		if sv.Kind == registry.KindCmd {
 			if st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, sv.Name)); ok {
 				out.State = string(st.State)
 				out.Pid = st.Pid
 				out.Restarts = st.Restarts
+				supReason = d.redact.String(st.Reason)
 			} else if rec.State == stateDown || out.State == "" {
 				out.State = "stopped"
 				out.Pid = 0
@@ -119,6 +122,7 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 				out.LogTail = d.logTail(rec, sv.Name)
 			}
 		}
+		out.Reason = serviceReason(out, supReason)
 		w.Services = append(w.Services, out)
 	}
 	w.State, w.Reason = worldState(w)
@@ -213,6 +217,53 @@ func (d *Daemon) logTail(rec *registry.Worktree, svc string) []string {
 		return nil
 	}
 	return strings.Split(d.redact.String(strings.Join(lines, "\n")), "\n")
+}
+
+// maxReason bounds a recorded reason: status shows it on one line.
+const maxReason = 400
+
+// oneLine makes an error's text a reason: its first line, and each next
+// line while the one before ends in ":" (a driver's error often puts the
+// part that matters — the address it could not reach — on the next line;
+// what follows a complete first line, such as a log tail, is left out),
+// blanks squeezed, at most maxReason bytes (cut on a rune boundary, "…").
+func oneLine(s string) string {
+	lines := strings.Split(s, "\n")
+	n := 1
+	for n < len(lines) && strings.HasSuffix(strings.TrimSpace(lines[n-1]), ":") {
+		n++
+	}
+	s = strings.Join(strings.Fields(strings.Join(lines[:n], " ")), " ")
+	if len(s) <= maxReason {
+		return s
+	}
+	cut := maxReason
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// serviceReason is why a service is not as it should be, in one line, for
+// status, MCP and the dashboard; "" when it is. supReason is the
+// supervisor's (the failing probe and for how long).
+func serviceReason(sv api.Service, supReason string) string {
+	switch sv.State {
+	case "unhealthy":
+		if supReason != "" {
+			return supReason
+		}
+		return "unhealthy: its health check fails"
+	case "failed", "lost", "exited", "backoff":
+		switch {
+		case sv.Error == "":
+			return sv.State
+		case strings.HasPrefix(sv.Error, sv.State), strings.HasPrefix(sv.Error, "provisioning failed"):
+			return sv.Error
+		}
+		return sv.State + ": " + sv.Error
+	}
+	return ""
 }
 
 // worldState is what status reports for a world: an up world whose service

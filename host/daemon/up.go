@@ -145,9 +145,9 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	}
 	d.emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
 	fail := func(err error) error {
-		// The reason status shows: the first line of what failed, redacted
+		// The reason status shows: what failed, on one line (oneLine), redacted
 		// (the full text, with log lines, went to the caller).
-		reason, _, _ := strings.Cut(d.redact.String(err.Error()), "\n")
+		reason := oneLine(d.redact.String(err.Error()))
 		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, stateFailed, reason); serr != nil {
 			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
 		}
@@ -273,7 +273,7 @@ func (d *Daemon) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 			if err != nil {
 				// status says why this slice is not there, instead of a
 				// slice "provisioning" for ever; the next up rebuilds it.
-				reason, _, _ := strings.Cut(d.redact.String(err.Error()), "\n")
+				reason := oneLine(d.redact.String(err.Error()))
 				if serr := d.reg.SetServiceState(ctx, rec.ID, name, registry.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
 					d.log.Warn("record a failed slice", "service", name, "error", serr)
 				}

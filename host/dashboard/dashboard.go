@@ -22,6 +22,9 @@ type World struct {
 	Branch   string // the git branch, when it differs from Worktree
 	Path     string // the worktree directory
 	State    string // e.g. "running", "starting", "suspended", "down", "failed"
+	// Reason says why a world is degraded or failed (which service, what
+	// it did); "" when nothing is wrong.
+	Reason   string
 	Services []Service
 	// Verify is the last `binky verify` result; nil when never run.
 	Verify *Verify
@@ -35,7 +38,10 @@ type Service struct {
 	State   string
 	Port    int    // 0 when it has none
 	URL     string // proxied URL, "" when the service has no url
-	Detail  string // a short note: last error, slice name…
+	Detail  string // a short note: the slice's address, the last error…
+	// Reason says why the service is not running as it should
+	// ("unhealthy: GET … 503 for 40s", "failed: exited 1"); "" when fine.
+	Reason string
 }
 
 // Verify is the outcome of the last verify run of a world.
@@ -158,8 +164,10 @@ func (h *Handler) build(ctx context.Context) pageData {
 	})
 	for _, wd := range worlds {
 		v := worldView{World: wd}
+		v.Reason = h.opts.Redactor.String(v.Reason)
 		for _, s := range wd.Services {
 			s.Detail = h.opts.Redactor.String(s.Detail)
+			s.Reason = h.opts.Redactor.String(s.Reason)
 			link := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
 			v.Services = append(v.Services, serviceView{Service: s, LinkText: link})
 			d.Services++
@@ -189,7 +197,8 @@ func (h *Handler) build(ctx context.Context) pageData {
 	}
 	for _, e := range events {
 		d.Events = append(d.Events, eventView{Name: e.Event, Project: e.Project, Worktree: e.Worktree,
-			Service: e.Service, Adapter: e.Adapter, Error: h.opts.Redactor.String(e.Error), Ago: ago(now, e.Time), Stamp: e.Time.Format(time.RFC3339)})
+			Service: e.Service, Adapter: e.Adapter, Error: h.opts.Redactor.String(e.Error), Class: messageClass(e),
+			Ago: ago(now, e.Time), Stamp: e.Time.Format(time.RFC3339)})
 	}
 	return d
 }
@@ -214,7 +223,37 @@ type worldView struct {
 // shadow its own Event field).
 type eventView struct {
 	Name, Project, Worktree, Service, Adapter, Error string
+	Class                                            string // "err" for an error, "detail" for a note
 	Ago, Stamp                                       string
+}
+
+// messageClass says how an event's text is shown: an adapter's stderr
+// whose every line is a diagnostic below warning level (go-plugin's
+// "[DEBUG] plugin: …" chatter, an adapter's INFO lines) is a note, not an
+// error; anything else with text is an error.
+func messageClass(e Event) string {
+	if e.Event == "adapter_stderr" && onlyChatter(e.Error) {
+		return "detail"
+	}
+	return "err"
+}
+
+// onlyChatter reports whether every non-empty line of text carries an
+// hclog level below WARN ("[DEBUG]", "[TRACE]", "[INFO]"), after the
+// "<call>: " prefix the daemon puts before an adapter's stderr.
+func onlyChatter(text string) bool {
+	seen := false
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		seen = true
+		if !strings.Contains(line, "[DEBUG]") && !strings.Contains(line, "[TRACE]") && !strings.Contains(line, "[INFO]") {
+			return false
+		}
+	}
+	return seen
 }
 
 // serviceView adds the link text: the URL without its scheme.

@@ -45,8 +45,8 @@ func sample(port int) *fakeSource {
 				Services: []dashboard.Service{
 					{Name: "web", Kind: "cmd", State: "running", Port: 4101, URL: url("web.feat-login-3f2a.acme.localhost")},
 					{Name: "api", Kind: "cmd", State: "running", Port: 4102, URL: url("api.feat-login-3f2a.acme.localhost")},
-					{Name: "db", Kind: "adapter", Adapter: "postgres", State: "running", Detail: "acme_feat_login_3f2a"},
-					{Name: "cache", Kind: "adapter", Adapter: "redis", State: "running", Detail: "prefix acme:feat-login-3f2a:"},
+					{Name: "db", Kind: "adapter", Adapter: "postgres", State: "running", Detail: "postgres://acme_feat_login_3f2a_owner:***@127.0.0.1:5432/acme_feat_login_with_a_long_branch_name_3f2a?sslmode=disable&application_name=binky"},
+					{Name: "cache", Kind: "adapter", Adapter: "redis", State: "running", Detail: "redis://acme_feat_login_with_a_long_branch_name_3f2a:***@127.0.0.1:6379/0?prefix=acme:feat-login-with-a-long-branch-name-3f2a:"},
 				}},
 			{Project: "acme", Worktree: "main", Path: "/src/acme", State: "running",
 				Verify: &dashboard.Verify{Passed: false, At: now.Add(-2 * time.Hour), Summary: "npm test exited 1"},
@@ -55,9 +55,11 @@ func sample(port int) *fakeSource {
 					{Name: "api", Kind: "cmd", State: "running", Port: 4002, URL: url("api.main.acme.localhost")},
 					{Name: "db", Kind: "adapter", Adapter: "postgres", State: "running", Detail: "acme_main"},
 				}},
-			{Project: "shop", Worktree: "fix-cart", Branch: "fix/cart", Path: "/src/shop/.worktrees/fix-cart", State: "failed",
+			{Project: "shop", Worktree: "fix-cart", Branch: "fix/cart", Path: "/src/shop/.worktrees/fix-cart", State: "degraded",
+				Reason: "app failed, api unhealthy",
 				Services: []dashboard.Service{
-					{Name: "app", Kind: "cmd", State: "failed", Port: 4203, URL: url("app.fix-cart.shop.localhost"), Detail: "gave up after 5 restarts"},
+					{Name: "app", Kind: "cmd", State: "failed", Port: 4203, URL: url("app.fix-cart.shop.localhost"), Detail: "gave up after 5 restarts", Reason: "failed: exited 1"},
+					{Name: "api", Kind: "cmd", State: "unhealthy", Port: 4204, URL: url("api.fix-cart.shop.localhost"), Reason: "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s"},
 					{Name: "<script>alert(1)</script>", Kind: "cmd", State: "down"},
 				}},
 		},
@@ -67,6 +69,8 @@ func sample(port int) *fakeSource {
 			{Time: now.Add(-4 * time.Minute), Event: "clone_fallback", Project: "acme", Worktree: "feat-login-3f2a", Service: "db", Adapter: "postgres", Error: "pg_dump: server version mismatch"},
 			{Time: now.Add(-9 * time.Minute), Event: "service_failed", Project: "shop", Worktree: "fix-cart", Service: "app", Error: "gave up after 5 restarts"},
 			{Time: now.Add(-1 * time.Hour), Event: "up", Project: "shop", Worktree: "fix-cart"},
+			{Time: now.Add(-2 * time.Hour), Event: "adapter_stderr", Adapter: "postgres", Error: "resolve: 2026-11-25T12:30:00.000Z [DEBUG] plugin: starting plugin: path=/usr/bin/binky-adapter-postgres"},
+			{Time: now.Add(-3 * time.Hour), Event: "adapter_stderr", Adapter: "mysql", Error: "provision: access denied for user root"},
 		},
 	}
 }
@@ -92,7 +96,10 @@ func TestDashboardShowsWorlds(t *testing.T) {
 		">4101<", "restarting", "failed", // ports and states
 		"passed", "3m ago", "npm test exited 1", // verify
 		"clone_fallback", "pg_dump: server version mismatch", // events
-		"3 worlds", "6 of 9 services running",
+		"3 worlds", "6 of 10 services running",
+		"why: app failed, api unhealthy", "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s", "failed: exited 1",
+		`<td class="detail">resolve: 2026-11-25T12:30:00.000Z [DEBUG] plugin`, // chatter is a note
+		`<td class="err">provision: access denied`,                               // a real error is red
 		`http-equiv="refresh" content="5"`,
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 	} {
@@ -172,7 +179,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chromium --dump-dom %s: %v", url, err)
 	}
-	for _, want := range []string{"feat-login-3f2a", "Recent events", "6 of 9 services running"} {
+	for _, want := range []string{"feat-login-3f2a", "Recent events", "6 of 10 services running"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("DOM rendered by Chromium lacks %q", want)
 		}
@@ -194,4 +201,68 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("screenshot size: got %dx%d; want 1280x800", cfg.Width, cfg.Height)
 	}
 	t.Logf("dashboard screenshot: %s", shot)
+}
+
+// TestDashboardLayoutInChromium renders the page in headless Chromium at
+// 1280 and 1920 px wide and checks, in the browser's own layout, that every
+// URL and address lies inside its card (none cut off by the card's edge)
+// and no table is wider than its card. A script added to the served copy
+// of the page (the real page allows no script) records what it measured in
+// an attribute that --dump-dom returns.
+func TestDashboardLayoutInChromium(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium is not installed: apt-get install -y chromium")
+		}
+		t.Skip("chromium is not installed; apt-get install -y chromium to run this test")
+	}
+	_, body := fetch(t, dashboard.New(sample(7355), dashboard.Options{Refresh: -1, Now: func() time.Time { return now }}), "/")
+	const measure = `<script>
+(function(){
+  var bad=[];
+  document.querySelectorAll('section.card').forEach(function(card){
+    var c=card.getBoundingClientRect();
+    card.querySelectorAll('td.url a, td .detail, td .err').forEach(function(el){
+      var r=el.getBoundingClientRect();
+      if(r.width<=0||r.right>c.right+0.5||r.left<c.left-0.5){bad.push(el.textContent+' ['+Math.round(r.left)+','+Math.round(r.right)+'] outside ['+Math.round(c.left)+','+Math.round(c.right)+']');}
+    });
+    card.querySelectorAll('table').forEach(function(tb){
+      if(tb.scrollWidth>card.clientWidth+1){bad.push('a table '+tb.scrollWidth+'px wide in a card of '+card.clientWidth+'px');}
+    });
+  });
+  var n=document.querySelectorAll('td.url a').length;
+  document.body.setAttribute('data-layout', bad.length ? 'BAD '+bad.join(' | ') : 'ok '+n+' links');
+})();
+</script></body>`
+	page := strings.Replace(body, "</body>", measure, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, page)
+	}))
+	defer srv.Close()
+	for _, width := range []int{1280, 1920} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+				"--disable-background-networking", "--disable-component-update", "--disable-sync",
+				"--hide-scrollbars", "--user-data-dir=" + t.TempDir(), "--window-size=" + strconv.Itoa(width) + ",900",
+				"--dump-dom", srv.URL}
+			dom, err := exec.CommandContext(ctx, chromium, args...).Output()
+			if err != nil {
+				t.Fatalf("chromium --dump-dom: %v", err)
+			}
+			i := strings.Index(string(dom), `data-layout="`)
+			if i < 0 {
+				t.Fatalf("the measuring script did not run; DOM:\n%s", dom)
+			}
+			got := string(dom[i+len(`data-layout="`):])
+			got = got[:strings.IndexByte(got, '"')]
+			if !strings.HasPrefix(got, "ok ") || got == "ok 0 links" {
+				t.Fatalf("at %d px: %s", width, got)
+			}
+			t.Logf("at %d px: %s", width, got)
+		})
+	}
 }

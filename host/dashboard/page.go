@@ -9,7 +9,7 @@ func stateClass(s string) string {
 		return "ok"
 	case "starting", "restarting", "queued", "provisioning", "suspended", "stopping":
 		return "warn"
-	case "failed", "crashed", "error":
+	case "failed", "crashed", "error", "unhealthy", "degraded":
 		return "bad"
 	default:
 		return "idle"
@@ -33,7 +33,10 @@ main{padding:24px 32px;max-width:1280px;margin:0 auto}
 .card h2{margin:0;font-size:16px;font-weight:600}.card h2 small{color:var(--muted);font-weight:400}
 .meta{padding:0 18px 12px;color:var(--muted);font-size:12px;display:flex;gap:14px;flex-wrap:wrap}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-table{width:100%;border-collapse:collapse}
+table{width:100%;border-collapse:collapse;table-layout:fixed}
+table.svc th:nth-child(2){width:104px}table.svc th:nth-child(3){width:72px}
+table.svc td{overflow-wrap:anywhere}
+.why{padding:0 18px 12px;font-size:12px}
 th{background:var(--head);color:var(--muted);font-weight:500;font-size:11px;text-transform:uppercase;letter-spacing:.05em;text-align:left;padding:7px 18px}
 td{padding:8px 18px;border-top:1px solid var(--line);vertical-align:top}
 td.num{font-variant-numeric:tabular-nums}
@@ -46,7 +49,8 @@ a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
 .banner{background:var(--badbg);color:var(--bad);border:1px solid var(--bad);border-radius:8px;padding:10px 14px;margin-bottom:18px}
 .empty{background:var(--card);border:1px dashed var(--line);border-radius:10px;padding:28px;text-align:center;color:var(--muted)}
 h3{font-size:13px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:30px 0 10px}
-.events td{font-size:13px}.events .when{color:var(--muted);white-space:nowrap}
+.events td{font-size:13px;overflow-wrap:anywhere}.events .when{color:var(--muted);white-space:nowrap}
+.events th:nth-child(1){width:96px}.events th:nth-child(2){width:150px}
 `
 
 var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"state": stateClass}).Parse(`<!doctype html>
@@ -67,22 +71,23 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"state
 </div>
 <div class="meta">{{if .Branch}}<span>branch <code>{{.Branch}}</code></span>{{end}}{{if .Path}}<span><code>{{.Path}}</code></span>{{end}}
 {{with .Verify}}{{if .Summary}}<span class="{{if not .Passed}}err{{end}}">{{.Summary}}</span>{{end}}{{end}}</div>
-{{if .Services}}<table><thead><tr><th>Service</th><th>State</th><th>Port</th><th>URL</th></tr></thead><tbody>
-{{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail">{{.Detail}}</div>{{end}}</td>
+{{if .Reason}}<div class="why err">why: {{.Reason}}</div>{{end}}
+{{if .Services}}<table class="svc"><thead><tr><th>Service</th><th>State</th><th>Port</th><th>URL</th></tr></thead><tbody>
+{{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err detail-why">{{.Reason}}</div>{{end}}</td>
 <td><span class="pill {{state .State}}">{{.State}}</span></td>
 <td class="num">{{if .Port}}{{.Port}}{{else}}—{{end}}</td>
-<td>{{if .URL}}<a href="{{.URL}}">{{.LinkText}}</a>{{else}}<span class="detail">—</span>{{end}}</td></tr>
+<td class="url">{{if .URL}}<a href="{{.URL}}" title="{{.URL}}">{{.LinkText}}</a>{{else}}<span class="detail">—</span>{{end}}</td></tr>
 {{end}}</tbody></table>{{else}}<div class="meta">no services</div>{{end}}
 </section>
 {{end}}</div>
 {{else}}<div class="empty">No worlds yet. Start one with <code>binky up &lt;branch&gt;</code> in a repository with a <code>binky.toml</code>.</div>{{end}}
 
 <h3>Recent events</h3>
-{{if .Events}}<div class="card"><table class="events"><thead><tr><th>When</th><th>Event</th><th>World</th><th>Service</th><th>Error</th></tr></thead><tbody>
+{{if .Events}}<div class="card"><table class="events"><thead><tr><th>When</th><th>Event</th><th>World</th><th>Service</th><th>Message</th></tr></thead><tbody>
 {{range .Events}}<tr><td class="when" title="{{.Stamp}}">{{.Ago}}</td><td><code>{{.Name}}</code></td>
 <td>{{.Worktree}}{{if .Project}} <span class="detail">· {{.Project}}</span>{{end}}</td>
 <td>{{.Service}}{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}</td>
-<td class="err">{{.Error}}</td></tr>
+<td class="{{.Class}}">{{.Error}}</td></tr>
 {{end}}</tbody></table></div>{{else}}<div class="empty">No events yet.</div>{{end}}
 </main></body></html>
 `))

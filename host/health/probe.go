@@ -90,6 +90,20 @@ func Check(ctx context.Context, p Probe) error {
 	return err
 }
 
+// CheckWith is Check with Options' Owner: an http or tcp attempt that
+// connected passes only when Owner accepts the address that answered.
+// Alive is not consulted; the attempt is bounded by the probe's attempt
+// limit as Wait's are.
+func CheckWith(ctx context.Context, p Probe, opts Options) error {
+	attempt, stop := context.WithTimeout(ctx, max(p.interval(), maxAttempt))
+	defer stop()
+	peer, err := check(attempt, p)
+	if err == nil && opts.Owner != nil && peer.IsValid() {
+		err = opts.Owner(peer)
+	}
+	return err
+}
+
 // check is Check that also reports the address an http or tcp attempt
 // connected to (the zero AddrPort for exec, or when no connection was made).
 func check(ctx context.Context, p Probe) (netip.AddrPort, error) {

@@ -110,6 +110,7 @@ func (s *Supervisor) adoptRunning(u *unit, spec Spec, rec Record, st procStat, w
 	u.state = StateRunning
 	u.since = time.Now()
 	s.mu.Unlock()
+	s.monitorHealth(u, spec, r, false)
 	u.log.Info("adopted", "pid", rec.Pid, "pgid", pgid)
 	s.emit(Event{Name: EventAdopted, Key: rec.Key, Pid: rec.Pid})
 	go s.runUnit(u, spec, r, 0, s.openWatch(u, spec))

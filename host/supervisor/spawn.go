@@ -139,6 +139,7 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 	s.mu.Lock()
 	u.run = r
 	u.state = StateStarting
+	u.reason = ""
 	if spec.Health == nil {
 		u.state = StateRunning
 	}
@@ -186,15 +187,19 @@ func (s *Supervisor) watchHealth(u *unit, spec Spec, r *run) {
 		s.mu.Lock()
 		current := u.run == r && !r.hasExited()
 		if current {
-			u.state = StateRunning
+			u.state, u.reason = StateRunning, ""
 			if err != nil {
-				u.state = StateUnhealthy
+				u.state, u.reason = StateUnhealthy, "unhealthy: "+err.Error()
 			}
 		}
 		s.mu.Unlock()
 		if !current {
 			return
 		}
+		// The probe goes on while the service runs, healthy or not: a
+		// service that gave up at start may still come good, and one that
+		// was healthy may stop answering.
+		s.monitorHealth(u, spec, r, err != nil)
 		if err == nil {
 			s.emit(Event{Name: EventHealthy, Key: spec.Key, Pid: r.pid})
 			return

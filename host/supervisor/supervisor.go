@@ -32,6 +32,11 @@ type Options struct {
 	// Cgroups, when set, starts each service in its world's cgroup (see
 	// OpenCgroups); nil tracks processes by group and marker only.
 	Cgroups *Cgroups
+	// HealthEvery is how often a running service's probe is repeated
+	// (DefaultHealthEvery if 0); UnhealthyAfter is how many failures in a
+	// row turn it unhealthy (DefaultUnhealthyAfter if 0).
+	HealthEvery    time.Duration
+	UnhealthyAfter int
 }
 
 // Supervisor runs the cmd services of every world of one daemon.
@@ -43,6 +48,9 @@ type Supervisor struct {
 	debounce time.Duration
 	jitter   func() float64
 	cgroups  *Cgroups
+
+	healthEvery    time.Duration
+	unhealthyAfter int
 
 	ctx    context.Context // ended by Shutdown
 	cancel context.CancelFunc
@@ -63,6 +71,7 @@ type unit struct {
 	run      *run
 	restarts int
 	lastExit *Exit
+	reason   string // why the state is what it is (unhealthy: which probe, how long)
 	since    time.Time
 	active   bool          // a runner goroutine owns the unit
 	stopReq  chan struct{} // closed (once) to ask the runner to stop
@@ -82,7 +91,15 @@ func New(opts Options) *Supervisor {
 		jitter = rand.Float64
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	every, after := opts.HealthEvery, opts.UnhealthyAfter
+	if every <= 0 {
+		every = DefaultHealthEvery
+	}
+	if after <= 0 {
+		after = DefaultUnhealthyAfter
+	}
 	return &Supervisor{
+		healthEvery: every, unhealthyAfter: after,
 		log: log.Named("supervisor"), store: opts.Store, onEvent: opts.OnEvent,
 		policy: opts.Policy.withDefaults(), debounce: opts.Debounce, jitter: jitter, cgroups: opts.Cgroups,
 		ctx: ctx, cancel: cancel, units: map[Key]*unit{},
@@ -157,6 +174,7 @@ func (s *Supervisor) claim(spec Spec) (*unit, error) {
 	u.active = true
 	u.spec = spec
 	u.state = StateStarting
+	u.reason = ""
 	u.run = nil
 	u.restarts = 0
 	u.since = time.Now()
@@ -226,7 +244,7 @@ func (s *Supervisor) Statuses() []Status {
 
 // status must be called with Supervisor.mu held.
 func (u *unit) status() Status {
-	st := Status{Key: u.key, State: u.state, Restarts: u.restarts, Since: u.since}
+	st := Status{Key: u.key, State: u.state, Reason: u.reason, Restarts: u.restarts, Since: u.since}
 	if u.lastExit != nil {
 		e := *u.lastExit
 		st.LastExit = &e
@@ -330,6 +348,7 @@ func (s *Supervisor) recordExit(u *unit, exit Exit) {
 	s.mu.Lock()
 	u.lastExit = &exit
 	u.state = exit.State
+	u.reason = ""
 	u.since = exit.At
 	s.mu.Unlock()
 	if s.store != nil {
@@ -342,6 +361,7 @@ func (s *Supervisor) recordExit(u *unit, exit Exit) {
 func (s *Supervisor) setState(u *unit, st State) {
 	s.mu.Lock()
 	u.state = st
+	u.reason = ""
 	u.since = time.Now()
 	s.mu.Unlock()
 }

@@ -86,7 +86,8 @@ type Store interface {
 type Status struct {
 	Key       Key
 	State     State
-	Pid       int // 0 when no process runs
+	Reason    string // why: "unhealthy: <probe>: <failure> for 40s"; "" when nothing is wrong
+	Pid       int    // 0 when no process runs
 	Pgid      int
 	StartTime uint64
 	Restarts  int   // restarts (by policy or watch) since the last Start

@@ -99,7 +99,7 @@ func TestDashboardShowsWorlds(t *testing.T) {
 		"3 worlds", "6 of 10 services running",
 		"why: app failed, api unhealthy", "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s", "failed: exited 1",
 		`<td class="detail">resolve: 2026-11-25T12:30:00.000Z [DEBUG] plugin`, // chatter is a note
-		`<td class="err">provision: access denied`,                               // a real error is red
+		`<td class="err">provision: access denied`,                            // a real error is red
 		`http-equiv="refresh" content="5"`,
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 	} {

@@ -98,9 +98,14 @@ func Render(p *Project, dirName string) ([]byte, Summary) {
 
 	w := &r.buf
 	fmt.Fprintf(w, "# binky.toml written by `binky init` from %s.\n", strings.Join(sum.Files, " and "))
-	w.WriteString("# Values from compose's environment: and .env are never copied: each one is\n")
-	w.WriteString("# a ${env.NAME} reference, read from your shell and then from env_file.\n")
-	w.WriteString("# Fill in the TODOs, then run `binky check`. Every key: docs/config.md.\n\n")
+	if len(p.V1) > 0 {
+		fmt.Fprintf(w, "# %s is in compose's first format (services at the top level).\n", strings.Join(p.V1, " and "))
+	}
+	w.WriteString("# Plain values of compose's environment: are kept as written. A secret (by its\n")
+	w.WriteString("# name or its value), and each variable compose reads from the shell or .env,\n")
+	w.WriteString("# is a ${env.NAME} reference, read from your shell and then from env_file;\n")
+	w.WriteString("# init never reads a value of .env. Fill in the TODOs, then run `binky check`.\n")
+	w.WriteString("# Every key: docs/config.md.\n\n")
 	w.WriteString("[project]\n")
 	fmt.Fprintf(w, "name = %s\n", quote(name))
 	if p.EnvFile != "" {
@@ -239,7 +244,7 @@ func (r *renderer) todo(s *Service) string {
 			line("  (compose's healthcheck at %s is not copied, as it can hold a credential: write health = { exec = \"…\" })", h.At)
 		}
 	}
-	if envs := r.serviceEnv(s); len(envs) > 0 {
+	if envs := r.serviceEnv(s, names); len(envs) > 0 {
 		line("[services.%s.env]", name)
 		for _, e := range envs {
 			line("%s = %s", e[0], quote(e[1]))
@@ -249,9 +254,12 @@ func (r *renderer) todo(s *Service) string {
 }
 
 // serviceEnv maps a service's environment onto binky env values: a URL
-// pointing at an adapter service becomes ${<svc>.url}, anything else
-// ${env.NAME}. Variables of env_file: .env are listed by name too.
-func (r *renderer) serviceEnv(s *Service) [][2]string {
+// pointing at an adapter service becomes ${<svc>.url}; a value init may
+// keep (EnvVar.Keep) is written as compose wrote it, each variable compose
+// interpolates as ${env.VAR}; anything else is ${env.NAME}. Variables of
+// env_file: .env are listed by name too. portNames are the names of the
+// ports the service's block allocates.
+func (r *renderer) serviceEnv(s *Service, portNames []string) [][2]string {
 	var out [][2]string
 	seen := map[string]bool{}
 	for _, e := range s.Env {
@@ -260,7 +268,11 @@ func (r *renderer) serviceEnv(s *Service) [][2]string {
 			out = append(out, [2]string{e.Name, "${" + r.names[e.URLHost] + ".url}"})
 			continue
 		}
-		out = append(out, [2]string{e.Name, r.env(e.Name)})
+		if !e.Keep {
+			out = append(out, [2]string{e.Name, r.env(e.Name)})
+			continue
+		}
+		out = append(out, [2]string{e.Name, r.kept(e, s.Ports, portNames)})
 	}
 	for _, f := range s.EnvFiles {
 		if strings.TrimPrefix(f, "./") != r.p.EnvFile || r.p.EnvFile == "" {
@@ -274,6 +286,39 @@ func (r *renderer) serviceEnv(s *Service) [][2]string {
 		}
 	}
 	return out
+}
+
+// kept writes a value init keeps. A variable compose would read with a
+// default (${VAR:-text}) that .env does not define is its default, as
+// compose would have used it; any other variable is ${env.VAR}. A port
+// variable (…PORT) whose value is a port the service publishes is that
+// port's token, since binky gives each world its own.
+func (r *renderer) kept(e EnvVar, ports []Port, portNames []string) string {
+	var b strings.Builder
+	for _, p := range e.Parts {
+		switch {
+		case p.Var == "":
+			b.WriteString(p.Lit)
+		case p.HasDefault && !slices.Contains(r.p.EnvKeys, p.Var):
+			b.WriteString(p.Default)
+		default:
+			b.WriteString(r.env(p.Var))
+		}
+	}
+	v := b.String()
+	if words := splitWords(e.Name); len(words) > 0 && words[len(words)-1] == "PORT" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			for i, p := range ports {
+				if p.Container == n && i < len(portNames) {
+					if i == 0 {
+						return "${self.port}"
+					}
+					return "${self.ports." + portNames[i] + "}"
+				}
+			}
+		}
+	}
+	return v
 }
 
 // healthProbe derives a health probe from a compose healthcheck without

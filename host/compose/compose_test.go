@@ -48,8 +48,13 @@ func fixtureDirs(t *testing.T) (golden, extra []string) {
 }
 
 // secretNameRE is the test's own, blunt idea of a secret's name, kept
-// apart from secret.go so the test does not grade init by init's rule.
-var secretNameRE = regexp.MustCompile(`(?i)pass|pwd|secret|token|key|credential|auth|private|dsn|salt|cookie|cert`)
+// apart from secret.go so the test does not grade init by init's rule; a
+// name ending in one of placeNameRE's words says where a secret is, or
+// how it is passed (AUTH_PROXY_HEADER), not the secret.
+var (
+	secretNameRE = regexp.MustCompile(`(?i)pass|pwd|secret|token|key|credential|auth|private|dsn|salt|cookie|cert`)
+	placeNameRE  = regexp.MustCompile(`(?i)_(file|path|dir|header|name|url)$`)
+)
 
 // secrets returns the values a fixture holds that must never reach
 // binky.toml: every value of .env (init reads only its names), and each
@@ -79,7 +84,7 @@ func secrets(t *testing.T, dir string) []string {
 		}
 	}
 	add := func(name, value string) {
-		if secretNameRE.MatchString(name) || strings.Contains(value, "SENTINEL") ||
+		if secretNameRE.MatchString(name) && !placeNameRE.MatchString(name) || strings.Contains(value, "SENTINEL") ||
 			regexp.MustCompile(`://[^/@\s]*:[^/@\s]+@`).MatchString(value) {
 			out = append(out, value)
 		}

@@ -306,7 +306,12 @@ func (r *renderer) kept(e EnvVar, ports []Port, portNames []string) string {
 		}
 	}
 	v := b.String()
-	if words := splitWords(e.Name); len(words) > 0 && words[len(words)-1] == "PORT" {
+	words := splitWords(e.Name)
+	last := ""
+	if len(words) > 0 {
+		last = words[len(words)-1]
+	}
+	if last == "PORT" {
 		if n, err := strconv.Atoi(v); err == nil && n > 0 {
 			for i, p := range ports {
 				if p.Container == n && i < len(portNames) {
@@ -316,9 +321,50 @@ func (r *renderer) kept(e EnvVar, ports []Port, portNames []string) string {
 					return "${self.ports." + portNames[i] + "}"
 				}
 			}
+			if svc := r.adapterNamed(words[:len(words)-1]); svc != "" {
+				return "${" + svc + ".port}"
+			}
+		}
+	}
+	// The address of a server binky replaces with a slice: DB_HOST=db,
+	// REDIS_ADDR=redis:6379 name the slice's host and port.
+	host, port, hasPort := strings.Cut(v, ":")
+	if _, ok := r.adapter[host]; ok && r.adapter[host] != "sqlite" {
+		if _, err := strconv.Atoi(port); hasPort && err == nil {
+			return "${" + r.names[host] + ".host}:${" + r.names[host] + ".port}"
+		}
+		if !hasPort && (last == "HOST" || last == "HOSTNAME" || last == "SERVER" || last == "ADDR" || slices.Contains(words, strings.ToUpper(r.adapter[host]))) {
+			return "${" + r.names[host] + ".host}"
 		}
 	}
 	return v
+}
+
+// adapterNamed returns the binky name of the one adapter service that
+// the words of a variable's prefix name: by its whole name (DB for db,
+// PG_MAIN for pg-main), by a word equal to its name, or by its adapter
+// (POSTGRES for the one postgres service). "" when none or several do.
+func (r *renderer) adapterNamed(words []string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	prefix := strings.Join(words, "_")
+	var found []string
+	for _, s := range r.p.Services {
+		a, ok := r.adapter[s.Name]
+		if !ok || a == "sqlite" {
+			continue
+		}
+		n := r.names[s.Name]
+		up := strings.ToUpper(strings.ReplaceAll(n, "-", "_"))
+		if up == prefix || slices.Contains(words, up) || slices.Contains(words, strings.ToUpper(a)) {
+			found = append(found, n)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0]
 }
 
 // healthProbe derives a health probe from a compose healthcheck without

@@ -23,6 +23,11 @@ type Summary struct {
 	// not define (set them in the shell or .env before binky up).
 	Env     []string `json:"env"`
 	Missing []string `json:"missing_env"`
+	// Kept are the variables written with compose's plain value (no
+	// secret by name or value), sorted: the names, never the values.
+	Kept []string `json:"kept_env"`
+	// V1 are the compose files read in compose's first format.
+	V1 []string `json:"v1_files,omitempty"`
 }
 
 // Mapped is one compose service and what init made of it.
@@ -61,6 +66,7 @@ type renderer struct {
 	names   map[string]string // compose name → binky service name
 	adapter map[string]string // compose name → adapter, for the services written as slices
 	envUsed []string
+	kept    []string
 	buf     bytes.Buffer
 }
 
@@ -123,6 +129,9 @@ func Render(p *Project, dirName string) ([]byte, Summary) {
 		sum.TODO = append(sum.TODO, Mapped{Service: r.names[s.Name], Image: s.Image, Reason: reason})
 	}
 
+	slices.Sort(r.kept)
+	sum.Kept = slices.Compact(r.kept)
+	sum.V1 = slices.Clone(p.V1)
 	slices.Sort(r.envUsed)
 	sum.Env = slices.Compact(r.envUsed)
 	for _, e := range sum.Env {
@@ -272,7 +281,11 @@ func (r *renderer) serviceEnv(s *Service, portNames []string) [][2]string {
 			out = append(out, [2]string{e.Name, r.env(e.Name)})
 			continue
 		}
-		out = append(out, [2]string{e.Name, r.kept(e, s.Ports, portNames)})
+		v := r.keptValue(e, s.Ports, portNames)
+		if !strings.Contains(v, "${") {
+			r.kept = append(r.kept, e.Name)
+		}
+		out = append(out, [2]string{e.Name, v})
 	}
 	for _, f := range s.EnvFiles {
 		if strings.TrimPrefix(f, "./") != r.p.EnvFile || r.p.EnvFile == "" {
@@ -288,12 +301,12 @@ func (r *renderer) serviceEnv(s *Service, portNames []string) [][2]string {
 	return out
 }
 
-// kept writes a value init keeps. A variable compose would read with a
+// keptValue writes a value init keeps. A variable compose would read with a
 // default (${VAR:-text}) that .env does not define is its default, as
 // compose would have used it; any other variable is ${env.VAR}. A port
 // variable (…PORT) whose value is a port the service publishes is that
 // port's token, since binky gives each world its own.
-func (r *renderer) kept(e EnvVar, ports []Port, portNames []string) string {
+func (r *renderer) keptValue(e EnvVar, ports []Port, portNames []string) string {
 	var b strings.Builder
 	for _, p := range e.Parts {
 		switch {

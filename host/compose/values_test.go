@@ -100,7 +100,7 @@ func TestKeepParts(t *testing.T) {
 		e := envEntries(mapping(tt.name, tt.value))[0]
 		got := r.env(e.Name)
 		if e.Keep {
-			got = r.kept(e, nil, nil)
+			got = r.keptValue(e, nil, nil)
 		}
 		if got != tt.want {
 			t.Errorf("%s: %q is written %q; want %q", tt.name, tt.value, got, tt.want)

@@ -141,7 +141,7 @@ func secrets(t *testing.T, dir string) []string {
 	return kept
 }
 
-var todoLine = regexp.MustCompile(`(?m)^# (\[services|cmd = |ports = |url = |depends_on = |health = |[A-Za-z_][A-Za-z0-9_]* = "\$\{)`)
+var todoLine = regexp.MustCompile(`(?m)^# (\[services|cmd = |ports = |url = |depends_on = |health = |env_file = |[A-Za-z_][A-Za-z0-9_]* = ")`)
 
 // uncomment does what the TODOs ask: it uncomments the blocks and writes
 // a cmd.

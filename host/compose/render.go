@@ -253,6 +253,18 @@ func (r *renderer) todo(s *Service) string {
 			line("  (compose's healthcheck at %s is not copied, as it can hold a credential: write health = { exec = \"…\" })", h.At)
 		}
 	}
+	var files []string
+	for _, f := range s.EnvFiles {
+		if f = strings.TrimPrefix(f, "./"); f != "" && f != r.p.EnvFile && !strings.Contains(f, "$") && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) > 0 {
+		line("env_file = %s  # compose's env_file; init read none of it", quote(oneLine(files[0])))
+	}
+	if len(files) > 1 {
+		line("  (compose also read %s: binky reads one env_file per service)", oneLine(strings.Join(files[1:], ", ")))
+	}
 	if envs := r.serviceEnv(s, names); len(envs) > 0 {
 		line("[services.%s.env]", name)
 		for _, e := range envs {

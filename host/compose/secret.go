@@ -100,15 +100,16 @@ var (
 	// queryParam is one name=value of a URL query or a ;-separated list.
 	queryParam = regexp.MustCompile(`[?&;]([A-Za-z0-9_.-]+)=`)
 	// randomRun is a run of characters tokens and keys are made of.
-	randomRun = regexp.MustCompile(`[A-Za-z0-9+/=_-]{20,}`)
+	randomRun = regexp.MustCompile(`[A-Za-z0-9+/=_-]{16,}`)
 )
 
 // secretValue reports whether a literal value (compose interpolation
 // already taken out) holds or looks like a secret, whatever its name: a
 // credential in a URL (user:password@), a password= setting or DSN, a
 // query parameter named like a secret (?token=…), a PEM block, or a run
-// of 20 or more characters that looks random (letters and digits, both
-// cases, or 32 and more of them).
+// of characters keys are made of that looks random: 16 or more with
+// digits and letters of both cases, or 32 or more with digits and
+// letters.
 func secretValue(v string) bool {
 	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "-----BEGIN") {
 		return true
@@ -148,7 +149,7 @@ func secretValue(v string) bool {
 				digit = true
 			}
 		}
-		if digit && (lower || upper) && (lower && upper || len(run) >= 32) {
+		if digit && (lower && upper || (lower || upper) && len(run) >= 32) {
 			return true
 		}
 	}

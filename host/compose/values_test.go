@@ -83,6 +83,9 @@ func TestKeepParts(t *testing.T) {
 		{"HOOK_URL", "https://hooks.example.com/T0123/B0456/aB3dEf6hIj9kLm2nOp5qRs8t", "${env.HOOK_URL}"},
 		{"CHECKSUM", "d41d8cd98f00b204e9800998ecf8427e", "${env.CHECKSUM}"},
 		{"DATA_DIR", "/var/lib/postgresql/data", "/var/lib/postgresql/data"},
+		{"SHORT_RANDOM", "Zx9Kq2Lm7Pz4Rt8V", "${env.SHORT_RANDOM}"},
+		{"NODE_OPTIONS", "--max-old-space-size=4096", "--max-old-space-size=4096"},
+		{"TAG", "RELEASE.2024-06-13T22-53-53Z", "RELEASE.2024-06-13T22-53-53Z"},
 		{"CONN", "host=db password=hunter2", "${env.CONN}"},
 		{"MYSQL", "app:pw@tcp(db:3306)/app", "${env.MYSQL}"},
 		{"CERT_PEM", "x", "${env.CERT_PEM}"},
@@ -196,6 +199,25 @@ func TestOldFormats(t *testing.T) {
 				t.Errorf("the file does not say it read the first format:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestBullMQFirstFormat: BullMQ's own docker-compose.yml, in compose's
+// first format, gave an empty config before issue 27; it is one redis
+// adapter service.
+func TestBullMQFirstFormat(t *testing.T) {
+	dir := t.TempDir()
+	src := "redis:\n  image: redis\n  container_name: cache\n  ports:\n    - 6379:6379\n"
+	if err := os.WriteFile(filepath.Join(dir, "docker-compose.yml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, sum := Render(p, "bullmq")
+	if len(sum.Adapters) != 1 || sum.Adapters[0].Adapter != "redis" || !strings.Contains(string(out), "[services.redis]\nadapter = \"redis\"\n") {
+		t.Errorf("adapters = %+v; want redis:\n%s", sum.Adapters, out)
 	}
 }
 

@@ -46,6 +46,9 @@ type Project struct {
 	// V1 names the files written in compose's first format (services at
 	// the top level, no services: key), which Load reads as well.
 	V1 []string
+	// Include is set when a file has include: (other compose files init
+	// does not follow; give them with -f).
+	Include bool
 }
 
 // Service is one compose service, reduced to what maps onto binky.toml.
@@ -147,7 +150,11 @@ func Load(dir string, files ...string) (*Project, error) {
 		}
 	}
 	if len(p.Services) == 0 {
-		return nil, fmt.Errorf("%w in %s: it has no services: mapping with a service in it (nor, as compose's first format, services at the top level with an image: or build:); init writes a binky.toml only from a project that defines its services", ErrNoServices, strings.Join(files, " and "))
+		hint := "init writes a binky.toml only from a project that defines its services"
+		if p.Include {
+			hint = "init does not follow include:; name the included files with -f"
+		}
+		return nil, fmt.Errorf("%w in %s: it has no services: mapping with a service in it (nor, as compose's first format, services at the top level with an image: or build:); %s", ErrNoServices, strings.Join(files, " and "), hint)
 	}
 	if keys, err := EnvKeys(filepath.Join(dir, ".env")); err == nil {
 		p.EnvFile, p.EnvKeys = ".env", keys
@@ -238,6 +245,8 @@ func (p *Project) merge(file string, data []byte, byName map[string]*Service) er
 			hasServices = true
 		case "version":
 			hasVersion = true
+		case "include":
+			p.Include = true
 		}
 	}
 	if !hasServices && !hasVersion {
@@ -416,37 +425,76 @@ func port(n *yaml.Node) Port {
 	return p
 }
 
-// envEntries reads environment: as a mapping or a list of NAME=value,
-// keeping names and the host of URL values only.
+// envEntries reads environment: as a mapping (merge keys <<: *anchor
+// included, the mapping's own keys winning) or a list of NAME=value,
+// keeping names, the host of URL values and what keepParts allows of the
+// value.
 func envEntries(n *yaml.Node) []EnvVar {
 	var out []EnvVar
-	add := func(name, value string, has bool) {
+	add := func(name, value string, has, scalar bool) {
 		if !validEnvName(name) {
 			return
 		}
 		e := EnvVar{Name: name, HasValue: has}
-		if has {
+		if has && scalar {
 			e.URLHost = urlHost(withDefaults(value))
 			e.ValueFromShell = value == "${"+name+"}" || value == "$"+name
 			e.Parts = keepParts(name, value)
 			e.Keep = e.Parts != nil
 		}
-		out = append(out, e)
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		for j := 0; j+1 < len(n.Content); j += 2 {
-			v := n.Content[j+1]
-			has := !(v.Kind == yaml.ScalarNode && v.Tag == "!!null")
-			add(n.Content[j].Value, v.Value, has)
-		}
-	case yaml.SequenceNode:
-		for _, e := range n.Content {
-			name, value, has := strings.Cut(e.Value, "=")
-			add(name, value, has)
+		if i := slices.IndexFunc(out, func(x EnvVar) bool { return x.Name == name }); i >= 0 {
+			out[i] = e
+		} else {
+			out = append(out, e)
 		}
 	}
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		n = deref(n)
+		if n == nil || depth > 8 {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			// Merged mappings first, so the keys written here win.
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == "<<" && n.Content[j].Tag == "!!merge" {
+					for _, m := range seq(deref(n.Content[j+1])) {
+						walk(m, depth+1)
+					}
+				}
+			}
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				k, v := n.Content[j], deref(n.Content[j+1])
+				if k.Value == "<<" && k.Tag == "!!merge" || v == nil {
+					continue
+				}
+				has := !(v.Kind == yaml.ScalarNode && v.Tag == "!!null")
+				add(k.Value, v.Value, has, v.Kind == yaml.ScalarNode)
+			}
+		case yaml.SequenceNode:
+			for _, e := range n.Content {
+				if e = deref(e); e == nil || e.Kind != yaml.ScalarNode {
+					continue
+				}
+				name, value, has := strings.Cut(e.Value, "=")
+				add(name, value, has, true)
+			}
+		}
+	}
+	walk(n, 0)
 	return out
+}
+
+// deref follows an alias (*anchor) to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 8; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.AliasNode {
+		return nil
+	}
+	return n
 }
 
 // withDefaults returns v with each ${VAR:-default} as its default and

@@ -221,6 +221,58 @@ func TestBullMQFirstFormat(t *testing.T) {
 	}
 }
 
+// TestEnvAnchors: environment: mappings shared through anchors and merge
+// keys are read, the service's own keys winning.
+func TestEnvAnchors(t *testing.T) {
+	src := `x-env: &env
+  NODE_ENV: development
+  API_TOKEN: tok-12345678-abc
+  LOG_LEVEL: info
+x-list: &list
+  - A=1
+services:
+  a:
+    image: node
+    environment:
+      <<: *env
+      LOG_LEVEL: debug
+  b:
+    image: node
+    environment: *env
+  c:
+    image: node
+    environment: *list
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "compose.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range p.Services {
+		var names []string
+		for _, e := range s.Env {
+			v := "${env}"
+			if e.Keep && len(e.Parts) == 1 {
+				v = e.Parts[0].Lit
+			}
+			names = append(names, e.Name+"="+v)
+		}
+		got[s.Name] = strings.Join(names, ",")
+	}
+	want := map[string]string{
+		"a": "NODE_ENV=development,API_TOKEN=${env},LOG_LEVEL=debug",
+		"b": "NODE_ENV=development,API_TOKEN=${env},LOG_LEVEL=info",
+		"c": "A=1",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("environments = %v; want %v", got, want)
+	}
+}
+
 // TestNoServices: a project that defines no service is an error naming
 // the file, never an empty binky.toml.
 func TestNoServices(t *testing.T) {
@@ -232,6 +284,7 @@ func TestNoServices(t *testing.T) {
 		"empty services": "services: {}\nvolumes:\n  data:\n",
 		"no image":       "web:\n  ports: ['80:80']\n",
 		"today no svc":   "name: app\nvolumes:\n  data: {}\n",
+		"include only":   "include:\n  - deploy/compose.yaml\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

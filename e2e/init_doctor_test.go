@@ -10,8 +10,9 @@ import (
 )
 
 // fixtureDir holds the compose projects host/compose tests against (the
-// shared real-world set plus overrides-literals, which plants sentinel
-// secrets as literals in compose files and an override file as well).
+// shared real-world set; overrides-literals, which plants sentinel secrets
+// as literals in compose files and an override file as well; and issue
+// 27's old formats, literal values and interpolation forms).
 const fixtureDir = "../host/compose/testdata/fixtures"
 
 // sentinel is in every secret value the fixtures plant.

@@ -91,6 +91,12 @@ func printSummary(w io.Writer, sum compose.Summary) {
 	for _, m := range sum.TODO {
 		fmt.Fprintf(w, "  %-12s TODO (commented out): %s\n", m.Service, m.Reason)
 	}
+	if len(sum.V1) > 0 {
+		fmt.Fprintf(w, "read %s in compose's first format (services at the top level)\n", strings.Join(sum.V1, ", "))
+	}
+	if len(sum.Kept) > 0 {
+		fmt.Fprintf(w, "kept compose's plain values of: %s\n", strings.Join(sum.Kept, ", "))
+	}
 	if len(sum.Missing) > 0 {
 		fmt.Fprintf(w, "set these in your shell or .env before binky up: %s\n", strings.Join(sum.Missing, ", "))
 	}

@@ -47,9 +47,20 @@ func fixtureDirs(t *testing.T) (golden, extra []string) {
 	return golden, extra
 }
 
-// secrets returns every value a fixture holds in .env or in a service's
-// environment: — what must never reach binky.toml. The test reads values;
-// init never does.
+// secretNameRE is the test's own, blunt idea of a secret's name, kept
+// apart from secret.go so the test does not grade init by init's rule; a
+// name ending in one of placeNameRE's words says where a secret is, or
+// how it is passed (AUTH_PROXY_HEADER), not the secret.
+var (
+	secretNameRE = regexp.MustCompile(`(?i)pass|pwd|secret|token|key|credential|auth|private|dsn|salt|cookie|cert`)
+	placeNameRE  = regexp.MustCompile(`(?i)_(file|path|dir|header|name|url)$`)
+)
+
+// secrets returns the values a fixture holds that must never reach
+// binky.toml: every value of .env (init reads only its names), and each
+// value of a service's environment: that has a secret's name, a
+// credential in a URL or a planted SENTINEL. The test reads values; init
+// reads compose's, and writes only the plain ones.
 func secrets(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
@@ -72,30 +83,47 @@ func secrets(t *testing.T, dir string) []string {
 			files = append(files, e.Name())
 		}
 	}
+	add := func(name, value string) {
+		if secretNameRE.MatchString(name) && !placeNameRE.MatchString(name) || strings.Contains(value, "SENTINEL") ||
+			regexp.MustCompile(`://[^/@\s]*:[^/@\s]+@`).MatchString(value) {
+			out = append(out, value)
+		}
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			continue
 		}
-		var doc struct {
-			Services map[string]struct {
-				Environment any `yaml:"environment"`
-			} `yaml:"services"`
-		}
+		var doc map[string]any
 		_ = yaml.Unmarshal(data, &doc)
-		for _, s := range doc.Services {
-			switch env := s.Environment.(type) {
+		// Services under services:, and at the top level (the first
+		// compose format).
+		bodies := []any{}
+		if svcs, ok := doc["services"].(map[string]any); ok {
+			for _, b := range svcs {
+				bodies = append(bodies, b)
+			}
+		}
+		for _, b := range doc {
+			bodies = append(bodies, b)
+		}
+		for _, b := range bodies {
+			m, ok := b.(map[string]any)
+			if !ok {
+				continue
+			}
+			switch env := m["environment"].(type) {
 			case map[string]any:
-				for _, v := range env {
+				for k, v := range env {
 					if s, ok := v.(string); ok {
-						out = append(out, s)
+						add(k, s)
 					}
 				}
 			case []any:
 				for _, v := range env {
 					if s, ok := v.(string); ok {
-						if _, val, ok := strings.Cut(s, "="); ok {
-							out = append(out, val)
+						if k, val, ok := strings.Cut(s, "="); ok {
+							add(k, val)
 						}
 					}
 				}
@@ -113,7 +141,7 @@ func secrets(t *testing.T, dir string) []string {
 	return kept
 }
 
-var todoLine = regexp.MustCompile(`(?m)^# (\[services|cmd = |ports = |url = |depends_on = |health = |[A-Za-z_][A-Za-z0-9_]* = "\$\{)`)
+var todoLine = regexp.MustCompile(`(?m)^# (\[services|cmd = |ports = |url = |depends_on = |health = |env_file = |[A-Za-z_][A-Za-z0-9_]* = ")`)
 
 // uncomment does what the TODOs ask: it uncomments the blocks and writes
 // a cmd.

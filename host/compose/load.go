@@ -22,6 +22,10 @@ const MaxFileSize = 4 << 20
 // ErrNoCompose is returned by Load when dir holds no compose file.
 var ErrNoCompose = errors.New("no compose file")
 
+// ErrNoServices is returned by Load when the compose files define no
+// service: init would write a file with nothing in it.
+var ErrNoServices = errors.New("no service")
+
 // baseNames are the compose files Load looks for, in compose's own order
 // of preference; the first one found is the project's, and its
 // .override twin is merged over it.
@@ -39,6 +43,12 @@ type Project struct {
 	// names (never its values), sorted.
 	EnvFile string
 	EnvKeys []string
+	// V1 names the files written in compose's first format (services at
+	// the top level, no services: key), which Load reads as well.
+	V1 []string
+	// Include is set when a file has include: (other compose files init
+	// does not follow; give them with -f).
+	Include bool
 }
 
 // Service is one compose service, reduced to what maps onto binky.toml.
@@ -71,14 +81,21 @@ type Port struct {
 	Spec            string
 }
 
-// EnvVar is one environment entry: its name, and when its value is a URL,
-// the URL's host (a compose service name, usually) and scheme. The value
-// itself is never kept.
+// EnvVar is one environment entry: its name; when its value is a URL, the
+// URL's host (a compose service name, usually); and the value itself only
+// as far as init may write it (Parts).
 type EnvVar struct {
 	Name           string
 	URLHost        string
 	HasValue       bool
 	ValueFromShell bool // the value is exactly ${NAME} or $NAME: the same name from the shell or .env
+	// Keep says Parts is what binky.toml may say for the variable: the
+	// literal text compose wrote when neither the name nor the text is a
+	// secret (secret.go), and the variables compose interpolates. When
+	// Keep is false the value is a secret or has no binky form, Parts is
+	// nil, and binky.toml reads ${env.Name}.
+	Keep  bool
+	Parts []Part
 }
 
 // Healthcheck is a service's healthcheck: Test is the command when it was
@@ -131,6 +148,13 @@ func Load(dir string, files ...string) (*Project, error) {
 		if err := p.merge(f, data, byName); err != nil {
 			return nil, err
 		}
+	}
+	if len(p.Services) == 0 {
+		hint := "init writes a binky.toml only from a project that defines its services"
+		if p.Include {
+			hint = "init does not follow include:; name the included files with -f"
+		}
+		return nil, fmt.Errorf("%w in %s: it has no services: mapping with a service in it (nor, as compose's first format, services at the top level with an image: or build:); %s", ErrNoServices, strings.Join(files, " and "), hint)
 	}
 	if keys, err := EnvKeys(filepath.Join(dir, ".env")); err == nil {
 		p.EnvFile, p.EnvKeys = ".env", keys
@@ -202,6 +226,32 @@ func (p *Project) merge(file string, data []byte, byName map[string]*Service) er
 	if root.Kind != yaml.MappingNode {
 		return fmt.Errorf("parse compose file %s: the top level is not a mapping", file)
 	}
+	service := func(name string, body *yaml.Node) error {
+		s := byName[name]
+		if s == nil {
+			s = &Service{Name: name}
+			byName[name] = s
+			p.Services = append(p.Services, s)
+		}
+		return s.merge(file, body)
+	}
+	// version: "2" and "3" files have the keys of today's format (compose
+	// ignores version: now); only the first format, with no services: and
+	// no version:, puts the services at the top level.
+	hasServices, hasVersion := false, false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch root.Content[i].Value {
+		case "services":
+			hasServices = true
+		case "version":
+			hasVersion = true
+		case "include":
+			p.Include = true
+		}
+	}
+	if !hasServices && !hasVersion {
+		return p.mergeV1(file, root, service)
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
@@ -210,22 +260,51 @@ func (p *Project) merge(file string, data []byte, byName map[string]*Service) er
 				p.Name = v.Value
 			}
 		case "services":
+			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+				continue // services: with nothing under it
+			}
 			if v.Kind != yaml.MappingNode {
 				return fmt.Errorf("parse compose file %s:%d: services is not a mapping", file, v.Line)
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				name, body := v.Content[j].Value, v.Content[j+1]
-				s := byName[name]
-				if s == nil {
-					s = &Service{Name: name}
-					byName[name] = s
-					p.Services = append(p.Services, s)
-				}
-				if err := s.merge(file, body); err != nil {
+				if err := service(v.Content[j].Value, v.Content[j+1]); err != nil {
 					return err
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// topLevelKeys are the keys of today's format that are not services.
+var topLevelKeys = []string{"name", "version", "services", "volumes", "networks", "configs", "secrets", "include", "models"}
+
+// mergeV1 reads a file of compose's first format: each top-level mapping
+// with an image: or a build: is a service. Other keys are left alone, so
+// a file of today's format that merely lacks services: yields nothing.
+func (p *Project) mergeV1(file string, root *yaml.Node, service func(string, *yaml.Node) error) error {
+	found := false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if v.Kind != yaml.MappingNode || strings.HasPrefix(k.Value, "x-") || slices.Contains(topLevelKeys, k.Value) {
+			continue
+		}
+		isService := false
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			if key := v.Content[j].Value; key == "image" || key == "build" {
+				isService = true
+			}
+		}
+		if !isService {
+			continue
+		}
+		found = true
+		if err := service(k.Value, v); err != nil {
+			return err
+		}
+	}
+	if found {
+		p.V1 = append(p.V1, file)
 	}
 	return nil
 }
@@ -301,6 +380,16 @@ func (s *Service) merge(file string, body *yaml.Node) error {
 			}
 		}
 	}
+	if n, ok := m["links"]; ok {
+		// links (the first format's way to order services, still
+		// accepted) start the named service first: service_started.
+		for _, e := range seq(&n) {
+			name, _, _ := strings.Cut(e.Value, ":")
+			if name != "" && !slices.ContainsFunc(s.DependsOn, func(d Dependency) bool { return d.Service == name }) {
+				s.DependsOn = append(s.DependsOn, Dependency{Service: name, Condition: "service_started"})
+			}
+		}
+	}
 	return nil
 }
 
@@ -336,35 +425,94 @@ func port(n *yaml.Node) Port {
 	return p
 }
 
-// envEntries reads environment: as a mapping or a list of NAME=value,
-// keeping names and the host of URL values only.
+// envEntries reads environment: as a mapping (merge keys <<: *anchor
+// included, the mapping's own keys winning) or a list of NAME=value,
+// keeping names, the host of URL values and what keepParts allows of the
+// value.
 func envEntries(n *yaml.Node) []EnvVar {
 	var out []EnvVar
-	add := func(name, value string, has bool) {
+	add := func(name, value string, has, scalar bool) {
 		if !validEnvName(name) {
 			return
 		}
 		e := EnvVar{Name: name, HasValue: has}
-		if has {
-			e.URLHost = urlHost(value)
+		if has && scalar {
+			e.URLHost = urlHost(withDefaults(value))
 			e.ValueFromShell = value == "${"+name+"}" || value == "$"+name
+			e.Parts = keepParts(name, value)
+			e.Keep = e.Parts != nil
 		}
-		out = append(out, e)
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		for j := 0; j+1 < len(n.Content); j += 2 {
-			v := n.Content[j+1]
-			has := !(v.Kind == yaml.ScalarNode && v.Tag == "!!null")
-			add(n.Content[j].Value, v.Value, has)
-		}
-	case yaml.SequenceNode:
-		for _, e := range n.Content {
-			name, value, has := strings.Cut(e.Value, "=")
-			add(name, value, has)
+		if i := slices.IndexFunc(out, func(x EnvVar) bool { return x.Name == name }); i >= 0 {
+			out[i] = e
+		} else {
+			out = append(out, e)
 		}
 	}
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		n = deref(n)
+		if n == nil || depth > 8 {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			// Merged mappings first, so the keys written here win.
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == "<<" && n.Content[j].Tag == "!!merge" {
+					for _, m := range seq(deref(n.Content[j+1])) {
+						walk(m, depth+1)
+					}
+				}
+			}
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				k, v := n.Content[j], deref(n.Content[j+1])
+				if k.Value == "<<" && k.Tag == "!!merge" || v == nil {
+					continue
+				}
+				has := !(v.Kind == yaml.ScalarNode && v.Tag == "!!null")
+				add(k.Value, v.Value, has, v.Kind == yaml.ScalarNode)
+			}
+		case yaml.SequenceNode:
+			for _, e := range n.Content {
+				if e = deref(e); e == nil || e.Kind != yaml.ScalarNode {
+					continue
+				}
+				name, value, has := strings.Cut(e.Value, "=")
+				add(name, value, has, true)
+			}
+		}
+	}
+	walk(n, 0)
 	return out
+}
+
+// deref follows an alias (*anchor) to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 8; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.AliasNode {
+		return nil
+	}
+	return n
+}
+
+// withDefaults returns v with each ${VAR:-default} as its default and
+// other variables dropped, so the host of
+// postgres://${PGHOST:-db}:5432/app is found.
+func withDefaults(v string) string {
+	parts, ok := parseValue(v)
+	if !ok {
+		return v
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Lit)
+		if p.HasDefault {
+			b.WriteString(p.Default)
+		}
+	}
+	return b.String()
 }
 
 // urlHost returns the host of a scheme://[user[:pass]@]host[:port]/… value,

@@ -23,6 +23,11 @@ type Summary struct {
 	// not define (set them in the shell or .env before binky up).
 	Env     []string `json:"env"`
 	Missing []string `json:"missing_env"`
+	// Kept are the variables written with compose's plain value (no
+	// secret by name or value), sorted: the names, never the values.
+	Kept []string `json:"kept_env"`
+	// V1 are the compose files read in compose's first format.
+	V1 []string `json:"v1_files,omitempty"`
 }
 
 // Mapped is one compose service and what init made of it.
@@ -61,6 +66,7 @@ type renderer struct {
 	names   map[string]string // compose name → binky service name
 	adapter map[string]string // compose name → adapter, for the services written as slices
 	envUsed []string
+	kept    []string
 	buf     bytes.Buffer
 }
 
@@ -98,9 +104,14 @@ func Render(p *Project, dirName string) ([]byte, Summary) {
 
 	w := &r.buf
 	fmt.Fprintf(w, "# binky.toml written by `binky init` from %s.\n", strings.Join(sum.Files, " and "))
-	w.WriteString("# Values from compose's environment: and .env are never copied: each one is\n")
-	w.WriteString("# a ${env.NAME} reference, read from your shell and then from env_file.\n")
-	w.WriteString("# Fill in the TODOs, then run `binky check`. Every key: docs/config.md.\n\n")
+	if len(p.V1) > 0 {
+		fmt.Fprintf(w, "# %s is in compose's first format (services at the top level).\n", strings.Join(p.V1, " and "))
+	}
+	w.WriteString("# Plain values of compose's environment: are kept as written. A secret (by its\n")
+	w.WriteString("# name or its value), and each variable compose reads from the shell or .env,\n")
+	w.WriteString("# is a ${env.NAME} reference, read from your shell and then from env_file;\n")
+	w.WriteString("# init never reads a value of .env. Fill in the TODOs, then run `binky check`.\n")
+	w.WriteString("# Every key: docs/config.md.\n\n")
 	w.WriteString("[project]\n")
 	fmt.Fprintf(w, "name = %s\n", quote(name))
 	if p.EnvFile != "" {
@@ -118,6 +129,9 @@ func Render(p *Project, dirName string) ([]byte, Summary) {
 		sum.TODO = append(sum.TODO, Mapped{Service: r.names[s.Name], Image: s.Image, Reason: reason})
 	}
 
+	slices.Sort(r.kept)
+	sum.Kept = slices.Compact(r.kept)
+	sum.V1 = slices.Clone(p.V1)
 	slices.Sort(r.envUsed)
 	sum.Env = slices.Compact(r.envUsed)
 	for _, e := range sum.Env {
@@ -239,7 +253,19 @@ func (r *renderer) todo(s *Service) string {
 			line("  (compose's healthcheck at %s is not copied, as it can hold a credential: write health = { exec = \"…\" })", h.At)
 		}
 	}
-	if envs := r.serviceEnv(s); len(envs) > 0 {
+	var files []string
+	for _, f := range s.EnvFiles {
+		if f = strings.TrimPrefix(f, "./"); f != "" && f != r.p.EnvFile && !strings.Contains(f, "$") && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) > 0 {
+		line("env_file = %s  # compose's env_file; init read none of it", quote(oneLine(files[0])))
+	}
+	if len(files) > 1 {
+		line("  (compose also read %s: binky reads one env_file per service)", oneLine(strings.Join(files[1:], ", ")))
+	}
+	if envs := r.serviceEnv(s, names); len(envs) > 0 {
 		line("[services.%s.env]", name)
 		for _, e := range envs {
 			line("%s = %s", e[0], quote(e[1]))
@@ -249,9 +275,12 @@ func (r *renderer) todo(s *Service) string {
 }
 
 // serviceEnv maps a service's environment onto binky env values: a URL
-// pointing at an adapter service becomes ${<svc>.url}, anything else
-// ${env.NAME}. Variables of env_file: .env are listed by name too.
-func (r *renderer) serviceEnv(s *Service) [][2]string {
+// pointing at an adapter service becomes ${<svc>.url}; a value init may
+// keep (EnvVar.Keep) is written as compose wrote it, each variable compose
+// interpolates as ${env.VAR}; anything else is ${env.NAME}. Variables of
+// env_file: .env are listed by name too. portNames are the names of the
+// ports the service's block allocates.
+func (r *renderer) serviceEnv(s *Service, portNames []string) [][2]string {
 	var out [][2]string
 	seen := map[string]bool{}
 	for _, e := range s.Env {
@@ -260,7 +289,15 @@ func (r *renderer) serviceEnv(s *Service) [][2]string {
 			out = append(out, [2]string{e.Name, "${" + r.names[e.URLHost] + ".url}"})
 			continue
 		}
-		out = append(out, [2]string{e.Name, r.env(e.Name)})
+		if !e.Keep {
+			out = append(out, [2]string{e.Name, r.env(e.Name)})
+			continue
+		}
+		v := r.keptValue(e, s.Ports, portNames)
+		if !strings.Contains(v, "${") {
+			r.kept = append(r.kept, e.Name)
+		}
+		out = append(out, [2]string{e.Name, v})
 	}
 	for _, f := range s.EnvFiles {
 		if strings.TrimPrefix(f, "./") != r.p.EnvFile || r.p.EnvFile == "" {
@@ -274,6 +311,85 @@ func (r *renderer) serviceEnv(s *Service) [][2]string {
 		}
 	}
 	return out
+}
+
+// keptValue writes a value init keeps. A variable compose would read with a
+// default (${VAR:-text}) that .env does not define is its default, as
+// compose would have used it; any other variable is ${env.VAR}. A port
+// variable (…PORT) whose value is a port the service publishes is that
+// port's token, since binky gives each world its own.
+func (r *renderer) keptValue(e EnvVar, ports []Port, portNames []string) string {
+	var b strings.Builder
+	for _, p := range e.Parts {
+		switch {
+		case p.Var == "":
+			b.WriteString(p.Lit)
+		case p.HasDefault && !slices.Contains(r.p.EnvKeys, p.Var):
+			b.WriteString(p.Default)
+		default:
+			b.WriteString(r.env(p.Var))
+		}
+	}
+	v := b.String()
+	words := splitWords(e.Name)
+	last := ""
+	if len(words) > 0 {
+		last = words[len(words)-1]
+	}
+	if last == "PORT" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			for i, p := range ports {
+				if p.Container == n && i < len(portNames) {
+					if i == 0 {
+						return "${self.port}"
+					}
+					return "${self.ports." + portNames[i] + "}"
+				}
+			}
+			if svc := r.adapterNamed(words[:len(words)-1]); svc != "" {
+				return "${" + svc + ".port}"
+			}
+		}
+	}
+	// The address of a server binky replaces with a slice: DB_HOST=db,
+	// REDIS_ADDR=redis:6379 name the slice's host and port.
+	host, port, hasPort := strings.Cut(v, ":")
+	if _, ok := r.adapter[host]; ok && r.adapter[host] != "sqlite" {
+		if _, err := strconv.Atoi(port); hasPort && err == nil {
+			return "${" + r.names[host] + ".host}:${" + r.names[host] + ".port}"
+		}
+		if !hasPort && (last == "HOST" || last == "HOSTNAME" || last == "SERVER" || last == "ADDR" || slices.Contains(words, strings.ToUpper(r.adapter[host]))) {
+			return "${" + r.names[host] + ".host}"
+		}
+	}
+	return v
+}
+
+// adapterNamed returns the binky name of the one adapter service that
+// the words of a variable's prefix name: by its whole name (DB for db,
+// PG_MAIN for pg-main), by a word equal to its name, or by its adapter
+// (POSTGRES for the one postgres service). "" when none or several do.
+func (r *renderer) adapterNamed(words []string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	prefix := strings.Join(words, "_")
+	var found []string
+	for _, s := range r.p.Services {
+		a, ok := r.adapter[s.Name]
+		if !ok || a == "sqlite" {
+			continue
+		}
+		n := r.names[s.Name]
+		up := strings.ToUpper(strings.ReplaceAll(n, "-", "_"))
+		if up == prefix || slices.Contains(words, up) || slices.Contains(words, strings.ToUpper(a)) {
+			found = append(found, n)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0]
 }
 
 // healthProbe derives a health probe from a compose healthcheck without

@@ -1,0 +1,168 @@
+package compose
+
+import (
+	"regexp"
+	"strings"
+)
+
+// This file decides which compose values init may write into binky.toml
+// as they are. It is deliberately wider than host/config's rule
+// (secretName and literalCredential in host/config/secrets.go): everything
+// that rule calls a secret must be a secret here too, or binky check would
+// warn about the file init wrote. TestSecretRuleCoversConfig holds the two
+// together; change them together.
+
+var (
+	// configSecretWords and configSecretPairs are host/config's words.
+	configSecretWords = []string{"PASSWORD", "PASSWD", "SECRET", "SECRETS", "TOKEN", "TOKENS", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PRIVATEKEY"}
+	configSecretPairs = [][2]string{{"API", "KEY"}, {"ACCESS", "KEY"}, {"PRIVATE", "KEY"}, {"SECRET", "KEY"}, {"AUTH", "KEY"}, {"SIGNING", "KEY"}, {"ENCRYPTION", "KEY"}, {"CLIENT", "SECRET"}}
+	// initSecretWords are the words init adds: a name holding one of
+	// them is never written with its value, whatever the value is.
+	initSecretWords = []string{"KEY", "KEYS", "AUTH", "PRIVATE", "DSN", "PASS", "PWD", "PASSPHRASE", "SALT", "PEPPER", "JWT", "BEARER", "COOKIE", "SIGNATURE", "CERT", "LICENSE", "WEBHOOK"}
+	// notSecretLast name where a secret lives, not the secret
+	// (DB_PASSWORD_FILE, AUTH_URL): host/config's list.
+	notSecretLast = []string{"FILE", "PATH", "DIR", "URL", "ENDPOINT", "HEADER", "NAME", "TTL", "LENGTH", "EXPIRY"}
+)
+
+// configSecretName is host/config's secretName: a name binky check warns
+// about when its value is a literal.
+func configSecretName(name string) bool {
+	return nameHas(name, configSecretWords, configSecretPairs)
+}
+
+// SecretName reports whether init treats a variable named name as a
+// secret: host/config's rule, plus any word of initSecretWords.
+func SecretName(name string) bool {
+	return nameHas(name, configSecretWords, configSecretPairs) || nameHas(name, initSecretWords, nil)
+}
+
+func nameHas(name string, words []string, pairs [][2]string) bool {
+	ws := splitWords(name)
+	if len(ws) == 0 {
+		return false
+	}
+	last := ws[len(ws)-1]
+	for _, s := range notSecretLast {
+		if last == s {
+			return false
+		}
+	}
+	for i, w := range ws {
+		for _, s := range words {
+			if w == s {
+				return true
+			}
+		}
+		if i > 0 {
+			for _, p := range pairs {
+				if ws[i-1] == p[0] && w == p[1] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// splitWords splits on _ - . and space and on lower→upper camel-case
+// boundaries, and upper-cases the words (host/config's splitWords).
+func splitWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			words = append(words, strings.ToUpper(cur.String()))
+			cur.Reset()
+		}
+	}
+	prevLower := false
+	for _, r := range s {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			flush()
+			prevLower = false
+			continue
+		case r >= 'A' && r <= 'Z' && prevLower:
+			flush()
+		}
+		cur.WriteRune(r)
+		prevLower = r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+	}
+	flush()
+	return words
+}
+
+var (
+	// kvPassword and dsnPassword are host/config's: password=… settings
+	// and Go MySQL DSNs user:pass@tcp(…).
+	kvPassword  = regexp.MustCompile(`(?i)(?:^|[\s;])(password|passwd)\s*=`)
+	dsnPassword = regexp.MustCompile(`(?:^|\s)[^\s:/@]+:[^\s@]+@(?:tcp|unix)\(`)
+	// queryParam is one name=value of a URL query or a ;-separated list.
+	queryParam = regexp.MustCompile(`[?&;]([A-Za-z0-9_.-]+)=`)
+	// randomRun is a run of characters tokens and keys are made of.
+	randomRun = regexp.MustCompile(`[A-Za-z0-9+/=_-]{16,}`)
+)
+
+// secretValue reports whether a literal value (compose interpolation
+// already taken out) holds or looks like a secret, whatever its name: a
+// credential in a URL (user:password@), a password= setting or DSN, a
+// query parameter named like a secret (?token=…), a PEM block, or a run
+// of characters keys are made of that looks random: 16 or more with
+// digits and letters of both cases, or 32 or more with digits and
+// letters.
+func secretValue(v string) bool {
+	if strings.ContainsAny(v, "\n\r") || strings.Contains(v, "-----BEGIN") {
+		return true
+	}
+	rest := v
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		auth := rest[i+3:]
+		if end := strings.IndexAny(auth, "/?# \t\"'"); end >= 0 {
+			auth = auth[:end]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 && strings.Contains(auth[:at], ":") {
+			return true
+		}
+		rest = rest[i+3:]
+	}
+	if kvPassword.MatchString(v) || dsnPassword.MatchString(v) {
+		return true
+	}
+	for _, m := range queryParam.FindAllStringSubmatch(v, -1) {
+		if SecretName(m[1]) || strings.EqualFold(m[1], "sig") || strings.EqualFold(m[1], "key") {
+			return true
+		}
+	}
+	for _, run := range randomRun.FindAllString(v, -1) {
+		var lower, upper, digit bool
+		for _, r := range run {
+			switch {
+			case r >= 'a' && r <= 'z':
+				lower = true
+			case r >= 'A' && r <= 'Z':
+				upper = true
+			case r >= '0' && r <= '9':
+				digit = true
+			}
+		}
+		if digit && (lower && upper || (lower || upper) && len(run) >= 32) {
+			return true
+		}
+	}
+	return false
+}
+
+// flagValue reports whether v is a switch (true, no, 0, 1…): a value no
+// one keeps secret, written as it is even under a name init's wider rule
+// calls secret (AUTH_ENABLED=true), though not under host/config's.
+func flagValue(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "on", "off", "0", "1", "":
+		return true
+	}
+	return false
+}

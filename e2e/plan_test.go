@@ -149,3 +149,67 @@ func TestRestartVerb(t *testing.T) {
 		t.Errorf("restart of an adapter service: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// applyWorld's api can be held unhealthy ($HOLD/hold-health), so a test
+// kills the daemon while an apply waits for it, with no timing involved.
+const applyWorld = `
+[project]
+name = "apply"
+port_range = PORTRANGE
+
+[services.api]
+cmd    = "exec sleep 100801"
+health = { exec = '''if [ -f "$HOLD/hold-health" ]; then touch "$HOLD/in-health"; exit 1; fi''' }
+
+[services.worker]
+cmd        = "exec sleep 100802"
+depends_on = ["api"]
+`
+
+// A kill -9 while up applies an edited binky.toml (the new api started,
+// its health awaited, worker not restarted yet) converges on the next up:
+// one api process, running the new command; worker running again; and
+// the up after that has nothing to do.
+func TestApplyKilledMidwayConverges(t *testing.T) {
+	e, hold := holdEnv(t, applyWorld)
+	e.must("up", "-q", "w")
+	path := e.status().world(t, "w").Path
+	before := pidsOf(t, e, "w")
+
+	editWorld(t, e, path, strings.Replace(applyWorld, "exec sleep 100801", "exec sleep 100811", 1))
+	os.WriteFile(filepath.Join(hold, "hold-health"), nil, 0o644)
+	done := make(chan result, 1)
+	go func() { done <- e.binky("up", "-q", "w") }()
+	waitForFile(t, e, filepath.Join(hold, "in-health"))
+	kill9Daemon(t, e)
+	if r := <-done; r.code == 0 {
+		t.Fatal("up answered ok though its daemon was killed mid-apply")
+	}
+
+	os.Remove(filepath.Join(hold, "hold-health"))
+	r := e.must("up", "w")
+	if strings.Contains(r.stdout, "nothing to do") {
+		t.Fatalf("up after a killed apply did nothing:\n%s", r.stdout)
+	}
+	st := e.status().world(t, "w")
+	if st.State != "up" {
+		t.Fatalf("world %s after the second up; want up", st.State)
+	}
+	api, worker := marked(e, "apply/w/api"), marked(e, "apply/w/worker")
+	if len(api) != 1 || len(worker) != 1 {
+		t.Fatalf("processes after the second up: api %v, worker %v; want exactly one each", api, worker)
+	}
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", api[0]))
+	if !strings.Contains(string(cmdline), "100811") {
+		t.Errorf("api runs %q; want the edited command (sleep 100811)", cmdline)
+	}
+	if alive(before["api"]) {
+		t.Errorf("the old api (pid %d) still runs", before["api"])
+	}
+	if w := st.service(t, "worker"); w.State != "running" || !alive(w.Pid) {
+		t.Errorf("worker after the second up: %s pid %d", w.State, w.Pid)
+	}
+	if out := e.must("up", "w").stdout; !strings.Contains(out, "nothing to do") {
+		t.Errorf("a third up found more to do:\n%s", out)
+	}
+}

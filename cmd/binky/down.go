@@ -36,6 +36,7 @@ type removeCmd struct {
 	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
 	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
 	Force    bool   `help:"Remove even with uncommitted changes (they are lost)."`
+	Tree     bool   `name:"worktree" help:"Also remove a worktree binky did not make (one Claude Code, worktrunk or git worktree add made); one binky made always goes with its world."`
 	Quiet    bool   `short:"q" help:"No live progress."`
 }
 
@@ -47,12 +48,16 @@ func (c *removeCmd) Run(g *globals) error {
 	pp := newProgress(c.Quiet)
 	start := time.Now()
 	var w api.World
-	err = cl.Call(g.ctx, api.OpRemove, api.RemoveArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project), Force: c.Force}, api.Handlers{Progress: pp.show}, &w)
+	err = cl.Call(g.ctx, api.OpRemove, api.RemoveArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project), Force: c.Force, RemoveWorktree: c.Tree}, api.Handlers{Progress: pp.show}, &w)
 	pp.done()
 	if err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("remove: %w", err)}
 	}
-	fmt.Printf("%s/%s removed in %.1fs (worktree, slices, ports and logs)\n", w.Project, w.Worktree, time.Since(start).Seconds())
+	what := "worktree, slices, ports and logs"
+	if _, err := os.Stat(w.Path); err == nil && w.Path != w.Repo {
+		what = "slices, ports and logs; the worktree at " + w.Path + " stays: binky did not make it, --worktree removes it too"
+	}
+	fmt.Printf("%s/%s removed in %.1fs (%s)\n", w.Project, w.Worktree, time.Since(start).Seconds(), what)
 	if len(w.Left) > 0 {
 		fmt.Fprintf(os.Stderr, "binky forgot %d slice(s) it could not destroy; they are still on their servers, drop them by hand:\n", len(w.Left))
 		for _, l := range w.Left {

@@ -123,6 +123,10 @@ type DownArgs struct {
 type RemoveArgs struct {
 	WorldRef
 	Force bool `json:"force,omitempty"`
+	// RemoveWorktree removes the worktree too when binky did not make it
+	// (Claude Code, worktrunk or a plain git worktree add did); one binky
+	// made goes with its world either way.
+	RemoveWorktree bool `json:"remove_worktree,omitempty"`
 }
 
 // EnvArgs asks for a world's exposed coordinates.

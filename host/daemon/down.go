@@ -169,12 +169,16 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 
 	// 1. everything that could refuse, before anything changes.
 	isMain := rec.Path == rec.Repo
+	// The worktree goes with the world only when binky made it, or when
+	// the caller asks (--worktree): one Claude Code, worktrunk or a plain
+	// git worktree add made belongs to that tool.
+	dropTree := !isMain && (a.RemoveWorktree || d.madeWorktree(rec))
 	var repo *worktree.Repo
 	if _, statErr := os.Stat(rec.Path); statErr == nil {
 		if repo, err = worktree.Open(ctx, rec.Path); err != nil {
 			return nil, errorf(api.CodeInvalid, "%v", err)
 		}
-		if !isMain {
+		if dropTree {
 			if err := repo.CheckRemove(ctx, rec.Path, a.Force); err != nil {
 				var de *worktree.DirtyError
 				if errors.As(err, &de) {
@@ -197,7 +201,10 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	}
 	// 3. the worktree before the slices: a worktree that will not go keeps
 	// its data too.
-	if repo != nil && !isMain {
+	if repo != nil && !dropTree && !isMain {
+		s.progress("worktree", "", "keep "+rec.Path+" (binky did not make it; --worktree removes it too)")
+	}
+	if repo != nil && dropTree {
 		s.progress("worktree", "", "remove "+rec.Path)
 		m := d.repoLock(repo.Root)
 		m.Lock()

@@ -86,8 +86,11 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 			return nil, err
 		}
 	}
-	wtName := worktreeName(wt)
+	wtName := d.worldName(ctx, project, wt)
 	if created {
+		if err := worktree.MarkMade(wt.Path); err != nil {
+			d.log.Warn("mark the new worktree as binky's", "path", wt.Path, "error", err)
+		}
 		d.emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
 	}
 

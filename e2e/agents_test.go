@@ -1,10 +1,16 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // agentsConfig is a world with one process and a check, for the worktrees
@@ -137,4 +143,121 @@ func TestWorktreesMadeElsewhere(t *testing.T) {
 	if _, err := os.Stat(made); !os.IsNotExist(err) {
 		t.Errorf("remove of binky's own worktree left %s (stat: %v)", made, err)
 	}
+}
+
+// hookRun runs command with sh -c in dir, as a tool runs a hook: payload
+// on stdin, the tool's variables in the environment.
+func (e *env) hookRun(dir, command, payload string, vars ...string) result {
+	e.t.Helper()
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = append(append(e.environ(), e.extra...), vars...)
+	cmd.Stdin = strings.NewReader(payload)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("sh -c %q: %v", command, err)
+	}
+	return r
+}
+
+// TestClaudeCodeHooks installs binky's hooks into .claude/settings.json
+// and runs them as Claude Code does: the command from the file, the
+// recorded payload shape on stdin, CLAUDE_PROJECT_DIR set, the path alone
+// on stdout.
+func TestClaudeCodeHooks(t *testing.T) {
+	e := newEnv(t, agentsConfig)
+	os.MkdirAll(filepath.Join(e.repo, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(e.repo, ".claude", "settings.json"), []byte(`{"permissions":{"allow":["Bash(make:*)"]}}`), 0o644)
+	e.must("hook", "install", "claude")
+	var settings struct {
+		Permissions map[string][]string `json:"permissions"`
+		Hooks       map[string][]struct {
+			Hooks []struct{ Type, Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	b := read(filepath.Join(e.repo, ".claude", "settings.json"))
+	if err := json.Unmarshal([]byte(b), &settings); err != nil {
+		t.Fatalf("settings.json after install: %v\n%s", err, b)
+	}
+	if len(settings.Permissions["allow"]) != 1 {
+		t.Errorf("install lost the permissions: %s", b)
+	}
+	if r := e.must("hook", "install", "claude"); !strings.Contains(r.stdout, "nothing changed") {
+		t.Errorf("second install: %q; want nothing changed", r.stdout)
+	}
+	create := settings.Hooks["WorktreeCreate"][0].Hooks[0].Command
+	remove := settings.Hooks["WorktreeRemove"][0].Hooks[0].Command
+
+	payload := fmt.Sprintf(`{"session_id":"3f1c2a9e-5d7b-4c1e-9a3f-7b2d8e6c4a10","transcript_path":"/tmp/t.jsonl","cwd":%q,"hook_event_name":"WorktreeCreate","name":"bright-running-fox"}`, e.repo)
+	r := e.hookRun(e.repo, create, payload, "CLAUDE_PROJECT_DIR="+e.repo)
+	want := filepath.Join(e.repo, ".claude", "worktrees", "bright-running-fox")
+	if r.code != 0 || r.stdout != want+"\n" {
+		t.Fatalf("WorktreeCreate hook: exit %d, stdout %q; want 0 and exactly %q\nstderr:\n%s\ndaemon log:\n%s", r.code, r.stdout, want+"\n", r.stderr, e.daemonLog())
+	}
+	w := e.status().world(t, "worktree-bright-running-fox")
+	if w.Path != want || w.State != "up" {
+		t.Errorf("world after the hook: %s at %s; want up at %s", w.State, w.Path, want)
+	}
+	if r := e.hookRun(e.repo, create, `{"hook_event_name":"WorktreeCreate"}`, "CLAUDE_PROJECT_DIR="+e.repo); r.code == 0 || r.stdout != "" {
+		t.Errorf("a payload without a name: exit %d, stdout %q; want non-zero and nothing on stdout", r.code, r.stdout)
+	}
+
+	rm := fmt.Sprintf(`{"session_id":"3f1c2a9e","transcript_path":"/tmp/t.jsonl","cwd":%q,"hook_event_name":"WorktreeRemove","worktree_path":%q}`, e.repo, want)
+	if r := e.hookRun(e.repo, remove, rm, "CLAUDE_PROJECT_DIR="+e.repo); r.code != 0 || r.stdout != "" {
+		t.Fatalf("WorktreeRemove hook: exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(want); !os.IsNotExist(err) {
+		t.Errorf("WorktreeRemove left %s (stat: %v)", want, err)
+	}
+	if st := e.status(); len(st.Worlds) != 0 {
+		t.Errorf("worlds after WorktreeRemove: %+v; want none", st.Worlds)
+	}
+}
+
+// TestWorktrunkAndGenericHooks installs the worktrunk hooks and runs them
+// as worktrunk does (sh -c in the worktree), and binky hook up|down as a
+// Conductor setup script would.
+func TestWorktrunkAndGenericHooks(t *testing.T) {
+	e := newEnv(t, agentsConfig)
+	e.must("hook", "install", "worktrunk")
+	var cfg map[string]map[string]string
+	if _, err := toml.DecodeFile(filepath.Join(e.repo, ".config", "wt.toml"), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	up, down := cfg["pre-start"]["binky"], cfg["pre-remove"]["binky"]
+	if up == "" || down == "" {
+		t.Fatalf(".config/wt.toml after install: %v", cfg)
+	}
+	sib := e.repo + ".feat-wt"
+	e.git("worktree", "add", "-q", "-b", "feat-wt", sib)
+	t.Cleanup(func() { os.RemoveAll(sib) })
+	if r := e.hookRun(sib, up, ""); r.code != 0 {
+		t.Fatalf("pre-start hook: exit %d\n%s%s\ndaemon log:\n%s", r.code, r.stdout, r.stderr, e.daemonLog())
+	}
+	if w := e.status().world(t, "feat-wt"); w.Path != sib || w.State != "up" {
+		t.Errorf("world after pre-start: %s at %s", w.State, w.Path)
+	}
+	if r := e.hookRun(sib, down, ""); r.code != 0 {
+		t.Fatalf("pre-remove hook: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(sib, "binky.toml")); err != nil {
+		t.Errorf("pre-remove took the worktree away from worktrunk: %v", err)
+	}
+	if st := e.status(); len(st.Worlds) != 0 {
+		t.Errorf("worlds after pre-remove: %+v", st.Worlds)
+	}
+	// Again with nothing to remove: a pre-remove hook must not block.
+	if r := e.hookRun(sib, down, ""); r.code != 0 {
+		t.Errorf("pre-remove of a worktree without a world: exit %d\n%s", r.code, r.stderr)
+	}
+	// Conductor: a setup script run in the workspace, a path argument.
+	if r := e.hookRun(e.repo, "binky hook up \"$WS\"", "", "WS="+sib); r.code != 0 {
+		t.Fatalf("binky hook up PATH: exit %d\n%s", r.code, r.stderr)
+	}
+	e.status().world(t, "feat-wt")
 }

@@ -38,6 +38,7 @@ type grammar struct {
 	Trust    handoffTrust    `cmd:"" help:"Install Binky's local CA into the system and browser trust stores (--uninstall removes it)."`
 	Adapters handoffAdapters `cmd:"" help:"List the adapters found on PATH and in $BINKY_HOME/adapters: name, aliases, tiers, clone, protocol, binary."`
 	Adapter  handoffAdapter  `cmd:"" help:"Act on one adapter (adapter test NAME runs the conformance suite)."`
+	Hook     hookCmd         `cmd:"" help:"Plug into agent tools: hook claude create|remove, hook up|down, hook install claude|worktrunk (docs/agents.md)."`
 	Mcp      handoffMcp      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, verify, logs, reset, restart)."`
 
 	Completion completionCmd `cmd:"" help:"Print a shell completion script: binky completion bash|zsh|fish (completes verbs, flags, and live worktree and service names)."`

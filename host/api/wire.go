@@ -127,6 +127,9 @@ type RemoveArgs struct {
 	// (Claude Code, worktrunk or a plain git worktree add did); one binky
 	// made goes with its world either way.
 	RemoveWorktree bool `json:"remove_worktree,omitempty"`
+	// KeepWorktree leaves the worktree even when binky made it: the
+	// caller is a tool's pre-remove hook, and the tool removes it.
+	KeepWorktree bool `json:"keep_worktree,omitempty"`
 }
 
 // EnvArgs asks for a world's exposed coordinates.

@@ -172,7 +172,7 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	// The worktree goes with the world only when binky made it, or when
 	// the caller asks (--worktree): one Claude Code, worktrunk or a plain
 	// git worktree add made belongs to that tool.
-	dropTree := !isMain && (a.RemoveWorktree || d.madeWorktree(rec))
+	dropTree := !isMain && !a.KeepWorktree && (a.RemoveWorktree || d.madeWorktree(rec))
 	var repo *worktree.Repo
 	if _, statErr := os.Stat(rec.Path); statErr == nil {
 		if repo, err = worktree.Open(ctx, rec.Path); err != nil {
@@ -202,7 +202,11 @@ func (d *Daemon) opRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	// 3. the worktree before the slices: a worktree that will not go keeps
 	// its data too.
 	if repo != nil && !dropTree && !isMain {
-		s.progress("worktree", "", "keep "+rec.Path+" (binky did not make it; --worktree removes it too)")
+		why := "binky did not make it; --worktree removes it too"
+		if a.KeepWorktree {
+			why = "the tool that asked removes it"
+		}
+		s.progress("worktree", "", "keep "+rec.Path+" ("+why+")")
 	}
 	if repo != nil && dropTree {
 		s.progress("worktree", "", "remove "+rec.Path)

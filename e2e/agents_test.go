@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // agentsConfig is a world with one process and a check, for the worktrees
@@ -260,4 +263,125 @@ func TestWorktrunkAndGenericHooks(t *testing.T) {
 		t.Fatalf("binky hook up PATH: exit %d\n%s", r.code, r.stderr)
 	}
 	e.status().world(t, "feat-wt")
+}
+
+// startMCPIn is startMCP with the server started in dir, as an agent
+// working in its own worktree starts it.
+func (e *env) startMCPIn(dir string) *mcpClient {
+	e.t.Helper()
+	c := &mcpClient{t: e.t, stderr: &bytes.Buffer{}, progress: map[any][]string{}}
+	cmd := exec.Command(filepath.Join(binDir, "binky"), "mcp", "--log-level", "info")
+	cmd.Dir = dir
+	cmd.Env = e.environ()
+	cmd.Stderr = &lockedBuffer{b: c.stderr, mu: &c.mu}
+	client := sdk.NewClient(&sdk.Implementation{Name: "binky-e2e-agents", Version: "0"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			tok := fmt.Sprint(req.Params.ProgressToken)
+			c.progress[tok] = append(c.progress[tok], req.Params.Message)
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		e.t.Fatalf("connect the go-sdk client to binky mcp: %v", err)
+	}
+	c.cs = cs
+	e.t.Cleanup(func() { cs.Close() })
+	return c
+}
+
+// TestMCPFromAgentWorktree: an agent in .claude/worktrees/x drives its
+// world end to end through the official go-sdk client, never naming it:
+// up (progress notifications counted) → env → ports → status → verify →
+// resources → down.
+func TestMCPFromAgentWorktree(t *testing.T) {
+	e := newEnv(t, agentsConfig)
+	x := filepath.Join(e.repo, ".claude", "worktrees", "x")
+	e.git("worktree", "add", "-q", "-b", "worktree-x", x)
+	c := e.startMCPIn(x)
+
+	up := decodeAs[mcpWorld](t, mustOK(t, c, "up", nil, "up-here"))
+	if up.Worktree != "worktree-x" || up.Path != x || up.State != "up" {
+		t.Fatalf("up with no argument: %+v; want worktree-x at %s, up", up, x)
+	}
+	if p := c.progressFor("up-here", 3); len(p) < 3 {
+		t.Errorf("up sent %d progress notifications %q; want at least 3 (worktree, ports, the service)", len(p), p)
+	} else {
+		t.Logf("up: %d progress notifications", len(p))
+	}
+
+	env := mustOK(t, c, "env", nil, "")
+	var er struct {
+		Worktree string            `json:"worktree"`
+		Direct   map[string]string `json:"direct"`
+	}
+	json.Unmarshal(env.structured, &er)
+	if er.Worktree != "worktree-x" || !strings.HasPrefix(er.Direct["web"], "http://127.0.0.1:") {
+		t.Errorf("env with no argument: %s; want worktree-x with web's direct URL", env.json)
+	}
+
+	ports := mustOK(t, c, "ports", nil, "")
+	var pr struct {
+		Worktree string `json:"worktree"`
+		Block    [2]int `json:"block"`
+		Services []struct {
+			Name   string `json:"name"`
+			Port   int    `json:"port"`
+			Direct string `json:"direct"`
+		} `json:"services"`
+	}
+	json.Unmarshal(ports.structured, &pr)
+	if pr.Worktree != "worktree-x" || len(pr.Services) != 1 || pr.Services[0].Port < pr.Block[0] || pr.Services[0].Port > pr.Block[1] || pr.Block[0] == 0 {
+		t.Errorf("ports with no argument: %s; want web's port inside worktree-x's block", ports.json)
+	}
+	if !strings.Contains(ports.summary, fmt.Sprintf("port %d", pr.Services[0].Port)) {
+		t.Errorf("ports summary %q does not say the port", ports.summary)
+	}
+
+	st := mustOK(t, c, "status", nil, "")
+	var sr struct {
+		Here string `json:"here"`
+	}
+	json.Unmarshal(st.structured, &sr)
+	if sr.Here != "agents/worktree-x" || !strings.HasPrefix(st.summary, "yours: agents/worktree-x") {
+		t.Errorf("status with no argument: here %q, summary %q; want agents/worktree-x named", sr.Here, st.summary)
+	}
+
+	if v := decodeAs[mcpVerify](t, mustOK(t, c, "verify", nil, "verify-here")); !v.Passed {
+		t.Errorf("verify with no argument: %+v; want passed", v)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lr, err := c.cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatalf("resources/list: %v", err)
+	}
+	var uris []string
+	for _, r := range lr.Resources {
+		uris = append(uris, r.URI)
+	}
+	envURI, logsURI := "binky://worlds/agents/worktree-x/env", "binky://worlds/agents/worktree-x/logs"
+	if strings.Join(uris, " ") != envURI+" "+logsURI {
+		t.Errorf("resources/list: %v; want %s and %s", uris, envURI, logsURI)
+	}
+	rr, err := c.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: envURI})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, `"web"`) {
+		t.Errorf("read %s: %+v, %v; want the env JSON naming web", envURI, rr, err)
+	}
+	rr, err = c.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: logsURI})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "== web") {
+		t.Errorf("read %s: %+v, %v; want web's log section", logsURI, rr, err)
+	}
+	lt, err := c.cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(lt.ResourceTemplates) != 2 {
+		t.Errorf("resources/templates/list: %+v, %v; want the env and logs templates", lt, err)
+	}
+
+	if d := decodeAs[mcpWorld](t, mustOK(t, c, "down", nil, "")); d.State != "down" || d.Worktree != "worktree-x" {
+		t.Errorf("down with no argument: %+v; want worktree-x down", d)
+	}
 }

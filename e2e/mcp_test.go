@@ -376,13 +376,14 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 	t.Helper()
 	want := map[string]struct{ props, required string }{
 		"up":      {"branch,repo", ""},
-		"down":    {"project,repo,worktree", "worktree"},
+		"down":    {"project,repo,worktree", ""},
 		"status":  {"project,repo,worktree", ""},
-		"env":     {"project,repo,worktree", "worktree"},
-		"verify":  {"project,repo,worktree", "worktree"},
+		"env":     {"project,repo,worktree", ""},
+		"verify":  {"project,repo,worktree", ""},
 		"logs":    {"grep,lines,project,repo,service,worktree", ""},
-		"reset":   {"project,repo,service,worktree", "worktree"},
-		"restart": {"project,repo,service,worktree", "worktree"},
+		"reset":   {"project,repo,service,worktree", ""},
+		"restart": {"project,repo,service,worktree", ""},
+		"ports":   {"project,repo,worktree", ""},
 	}
 	var names []string
 	for _, tool := range tools {
@@ -423,8 +424,8 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		}
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "down,env,logs,reset,restart,status,up,verify" {
-		t.Errorf("tools: got %s; want exactly down,env,logs,reset,restart,status,up,verify", got)
+	if got := strings.Join(names, ","); got != "down,env,logs,ports,reset,restart,status,up,verify" {
+		t.Errorf("tools: got %s; want exactly down,env,logs,ports,reset,restart,status,up,verify", got)
 	}
 }
 

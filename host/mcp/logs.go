@@ -157,9 +157,6 @@ func (s *Server) reset(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 	if err != nil {
 		return invalid(ToolReset, err), nil
 	}
-	if r := needWorktree(ToolReset, a); r != nil {
-		return r, nil
-	}
 	p := s.progress(req)
 	var w api.World
 	in := api.ResetArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project), Service: a.Service}

@@ -14,7 +14,7 @@ func restartTool() mcpgo.Tool {
 	return mcpgo.NewTool(ToolRestart,
 		mcpgo.WithDescription("Restart a world's services in dependency order, each waited healthy as up waits: one service, or every cmd service of the world. "+
 			"Call it after changing code a service does not reload by itself, or when a service is stuck. Sends progress notifications. Returns the world."),
-		mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
+		mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp)),
 		mcpgo.WithString("service", mcpgo.Description("Only this service. Default: every cmd service of the world.")),
 		mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
 		mcpgo.WithString("project", mcpgo.Description(projectHelp)),
@@ -30,9 +30,6 @@ func (s *Server) restart(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	a, err := bind(req, "worktree", "service", "repo", "project")
 	if err != nil {
 		return invalid(ToolRestart, err), nil
-	}
-	if r := needWorktree(ToolRestart, a); r != nil {
-		return r, nil
 	}
 	p := s.progress(req)
 	var w api.World

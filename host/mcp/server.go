@@ -110,19 +110,22 @@ func New(cfg Config) *Server {
 	}
 	hooks := &server.Hooks{}
 	hooks.AddOnRequestInitialization(refuseLongToolName)
+	hooks.AddAfterListResources(s.listWorldResources)
 	s.mcp = server.NewMCPServer("binky", cfg.Version,
 		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
 		server.WithHooks(hooks),
 		server.WithInstructions(instructions),
 		server.WithRecovery(),
 	)
 	handlers := map[string]server.ToolHandlerFunc{
 		ToolUp: s.up, ToolDown: s.down, ToolStatus: s.status, ToolEnv: s.env, ToolVerify: s.verify,
-		ToolLogs: s.logs, ToolReset: s.reset, ToolRestart: s.restart,
+		ToolLogs: s.logs, ToolReset: s.reset, ToolRestart: s.restart, ToolPorts: s.ports,
 	}
 	for _, t := range tools() {
 		s.mcp.AddTool(t, s.logged(t.Name, handlers[t.Name]))
 	}
+	s.addResources()
 	return s
 }
 
@@ -267,13 +270,6 @@ func (s *Server) dir(repo string) string {
 	return filepath.Clean(repo)
 }
 
-// needWorktree checks the required worktree argument.
-func needWorktree(tool string, a args) *mcpgo.CallToolResult {
-	if a.Worktree == "" {
-		return invalid(tool, fmt.Errorf("%s needs the worktree argument: a worktree name or branch (the status tool lists them)", tool))
-	}
-	return nil
-}
 
 func (s *Server) call(ctx context.Context, op string, in any, h api.Handlers, out any) error {
 	c, err := s.connect(ctx)
@@ -307,9 +303,6 @@ func (s *Server) down(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 	if err != nil {
 		return invalid(ToolDown, err), nil
 	}
-	if r := needWorktree(ToolDown, a); r != nil {
-		return r, nil
-	}
 	p := s.progress(req)
 	var w api.World
 	in := api.DownArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project)}
@@ -335,16 +328,21 @@ func (s *Server) status(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 	if res.Worlds == nil {
 		res.Worlds = []api.World{}
 	}
-	return result(statusSummary(res, time.Now()), res, false), nil
+	out := StatusResult{StatusResult: res}
+	summary := statusSummary(res, time.Now())
+	if a.Worktree == "" {
+		if w, err := s.here(ctx, a.Repo, a.Project); err == nil {
+			out.Here = w.Project + "/" + w.Worktree
+			summary = "yours: " + out.Here + "; " + summary
+		}
+	}
+	return result(summary, out, false), nil
 }
 
 func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 	a, err := bind(req, "worktree", "repo", "project")
 	if err != nil {
 		return invalid(ToolEnv, err), nil
-	}
-	if r := needWorktree(ToolEnv, a); r != nil {
-		return r, nil
 	}
 	var res api.EnvResult
 	in := api.EnvArgs{WorldRef: s.ref(a.Worktree, a.Repo, a.Project)}
@@ -362,9 +360,6 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 	a, err := bind(req, "worktree", "repo", "project")
 	if err != nil {
 		return invalid(ToolVerify, err), nil
-	}
-	if r := needWorktree(ToolVerify, a); r != nil {
-		return r, nil
 	}
 	p := s.progress(req)
 	var out tails

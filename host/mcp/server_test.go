@@ -204,13 +204,14 @@ func TestToolsList(t *testing.T) {
 		required string
 	}{
 		"up":      {"branch,repo", ""},
-		"down":    {"project,repo,worktree", "worktree"},
+		"down":    {"project,repo,worktree", ""},
 		"status":  {"project,repo,worktree", ""},
-		"env":     {"project,repo,worktree", "worktree"},
-		"verify":  {"project,repo,worktree", "worktree"},
+		"env":     {"project,repo,worktree", ""},
+		"verify":  {"project,repo,worktree", ""},
 		"logs":    {"grep,lines,project,repo,service,worktree", ""},
-		"reset":   {"project,repo,service,worktree", "worktree"},
-		"restart": {"project,repo,service,worktree", "worktree"},
+		"reset":   {"project,repo,service,worktree", ""},
+		"restart": {"project,repo,service,worktree", ""},
+		"ports":   {"project,repo,worktree", ""},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("got %d tools; want %d", len(res.Tools), len(want))
@@ -333,7 +334,6 @@ func TestDaemonErrorsAreToolErrors(t *testing.T) {
 		{"down", map[string]any{"worktree": "nope"}, "not_found", "nope"},
 		{"status", map[string]any{"worktree": "nope"}, "not_found", "nope"},
 		{"up", map[string]any{"branch": "feat/x"}, "failed", "did not become healthy"},
-		{"env", map[string]any{}, "invalid", "needs the worktree"},
 		{"env", map[string]any{"worktree": "a", "colour": "red"}, "invalid", "colour"},
 		{"verify", map[string]any{"worktree": 3}, "invalid", "must be a string"},
 	}

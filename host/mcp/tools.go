@@ -17,6 +17,8 @@ const (
 	ToolReset  = "reset"
 	// ToolRestart restarts a world's services (restart.go).
 	ToolRestart = "restart"
+	// ToolPorts answers "which port and URL is mine" (ports.go).
+	ToolPorts = "ports"
 )
 
 const projectHelp = "The project the worktree belongs to. Default: the project of the repository the server acts in (repo). " +
@@ -25,7 +27,8 @@ const projectHelp = "The project the worktree belongs to. Default: the project o
 const repoHelp = "A directory inside the repository (or one of its worktrees) to act in. " +
 	"Default: the directory the MCP server was started in. Give it when the server was not started inside the repository."
 
-const worktreeHelp = "The world to act on: its worktree name (as status lists it) or its branch (e.g. feat/login)."
+const worktreeHelp = "The world to act on: its worktree name (as status lists it) or its branch (e.g. feat/login). " +
+	"Default: the world of the worktree the repository directory is in (the one this server runs in, for an agent working in its own worktree)."
 
 func boolp(b bool) *bool { return &b }
 
@@ -34,7 +37,8 @@ func boolp(b bool) *bool { return &b }
 func tools() []mcpgo.Tool {
 	return []mcpgo.Tool{
 		mcpgo.NewTool(ToolUp,
-			mcpgo.WithDescription("Bring a branch's world up: create or reuse its git worktree, reserve its port block, "+
+			mcpgo.WithDescription("Call it first, when you start work in a worktree (no argument: the one you are in) or on a branch, and again after editing binky.toml. "+
+				"Bring a branch's world up: create or reuse its git worktree, reserve its port block, "+
 				"carve its database/broker slices, start its services and wait until they are healthy. "+
 				"A world already up is left as it is. Its services, migrate and seed run with this server's environment (the agent's), "+
 				"never the daemon's; ${env.NAME} tokens in binky.toml resolve from it first. "+
@@ -49,9 +53,10 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		mcpgo.NewTool(ToolDown,
-			mcpgo.WithDescription("Stop a world's processes. Its worktree, files, port block and slices stay, so up starts it again quickly. "+
+			mcpgo.WithDescription("Call it when you are done with a world for now and want its processes stopped. "+
+				"Stop a world's processes. Its worktree, files, port block and slices stay, so up starts it again quickly. "+
 				"Returns the world as it is after stopping."),
-			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
+			mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
 			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
@@ -61,7 +66,8 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		mcpgo.NewTool(ToolStatus,
-			mcpgo.WithDescription("List the worlds on this machine (or one world) with their state, port block, services "+
+			mcpgo.WithDescription("Call it to see what runs and whether a world is healthy (and why not); with no argument it lists every world and names yours in here. "+
+				"List the worlds on this machine (or one world) with their state, port block, services "+
 				"(state, pid, port, URL) and the last verify run (passed or failed, at which commit, stale when HEAD moved since)."),
 			mcpgo.WithString("worktree", mcpgo.Description("Only this world: a worktree name or branch. Default: every world.")),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
@@ -73,11 +79,12 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		mcpgo.NewTool(ToolEnv,
-			mcpgo.WithDescription("A world's coordinates for an agent: exactly the services listed in [agents] expose, "+
+			mcpgo.WithDescription("Call it after up, before running code, tests or tools that talk to the world's services. "+
+				"A world's coordinates for an agent: exactly the services listed in [agents] expose, "+
 				"as service → URL (env), as http://127.0.0.1:<port> for each one with a port (direct: use it when *.localhost names do not resolve, as in Go programs on most Linux machines), "+
 				"and as the BINKY_<SERVICE>_URL and BINKY_<SERVICE>_DIRECT_URL variables verify commands see (variables). Nothing else is ever included. "+
 				"A world that is not up still answers, with state saying so."),
-			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
+			mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
 			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
@@ -87,11 +94,12 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		mcpgo.NewTool(ToolVerify,
-			mcpgo.WithDescription("Run every [agents] verify command of a world inside its worktree, in order, with the exposed coordinates "+
+			mcpgo.WithDescription("Call it before you report work as done, and after a change you want checked. "+
+				"Run every [agents] verify command of a world inside its worktree, in order, with the exposed coordinates "+
 				"in their environment, and record the run against the worktree's HEAD commit. Every check runs. "+
 				"A failed check makes the result an error naming it, with each check's exit code and the tail of its output. "+
 				"Sends progress notifications while the checks run."),
-			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
+			mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
 			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
 			mcpgo.WithSchemaAdditionalProperties(false),
@@ -101,10 +109,11 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		mcpgo.NewTool(ToolLogs,
-			mcpgo.WithDescription("Read the end of a world's service logs, redacted exactly as `binky logs` redacts them (every secret binky knows is masked). "+
+			mcpgo.WithDescription("Call it when a service fails, is unhealthy, or a check or request behaves oddly. "+
+				"Read the end of a world's service logs, redacted exactly as `binky logs` redacts them (every secret binky knows is masked). "+
 				fmt.Sprintf("Returns at most %d lines per service and %d KB in all, the newest last; truncated says lines were left out. ", maxLogLines, maxLogBytes/1024)+
 				"grep keeps only the lines a regular expression (RE2) matches, searched over everything the log files keep."),
-			mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp+" Default: the worktree the repository directory is in.")),
+			mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("service", mcpgo.Description("One service's log. Default: every service of the world.")),
 			mcpgo.WithNumber("lines", mcpgo.Description(fmt.Sprintf("How many of the last lines to return per service (default %d, at most %d).", defaultLogLines, maxLogLines))),
 			mcpgo.WithString("grep", mcpgo.Description("Only lines matching this RE2 regular expression (e.g. \"ERROR|panic\").")),
@@ -117,9 +126,10 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		mcpgo.NewTool(ToolReset,
-			mcpgo.WithDescription("Put a world's database/broker slices back to their golden state (migrated and seeded, nothing else): "+
+			mcpgo.WithDescription("Call it when tests or experiments left the data in a state you do not want. "+
+				"Put a world's database/broker slices back to their golden state (migrated and seeded, nothing else): "+
 				"every adapter service, or only service. Data the world wrote is lost. Sends progress notifications. Returns the world."),
-			mcpgo.WithString("worktree", mcpgo.Required(), mcpgo.Description(worktreeHelp)),
+			mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp)),
 			mcpgo.WithString("service", mcpgo.Description("Only this adapter service. Default: all of them.")),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
 			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
@@ -130,5 +140,6 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		restartTool(),
+		portsTool(),
 	}
 }

@@ -270,7 +270,6 @@ func (s *Server) dir(repo string) string {
 	return filepath.Clean(repo)
 }
 
-
 func (s *Server) call(ctx context.Context, op string, in any, h api.Handlers, out any) error {
 	c, err := s.connect(ctx)
 	if err != nil {

@@ -385,3 +385,103 @@ func TestMCPFromAgentWorktree(t *testing.T) {
 		t.Errorf("down with no argument: %+v; want worktree-x down", d)
 	}
 }
+
+// docBlocks returns the fenced blocks of docs/agents.md that follow a
+// "<!-- tested: NAME -->" line, by name.
+func docBlocks(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "docs", "agents.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i < len(lines); i++ {
+		name, ok := strings.CutPrefix(strings.TrimSpace(lines[i]), "<!-- tested: ")
+		if !ok {
+			continue
+		}
+		name = strings.TrimSuffix(name, " -->")
+		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
+			t.Fatalf("docs/agents.md: %q is not followed by a fenced block", name)
+		}
+		var body []string
+		for i += 2; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
+			body = append(body, lines[i])
+		}
+		out[name] = strings.Join(body, "\n") + "\n"
+	}
+	for _, want := range []string{"claude-settings", "worktrunk", "conductor", "mcp-json"} {
+		if out[want] == "" {
+			t.Fatalf("docs/agents.md has no tested block %q", want)
+		}
+	}
+	return out
+}
+
+// TestAgentsDoc runs docs/agents.md's setups as written: the files the
+// installers write are the ones the page shows, Conductor's scripts bring
+// a workspace's world up and down, and the MCP config starts a server the
+// go-sdk client talks to.
+func TestAgentsDoc(t *testing.T) {
+	doc := docBlocks(t)
+	e := newEnv(t, agentsConfig)
+	e.must("hook", "install", "claude")
+	e.must("hook", "install", "worktrunk")
+	var got, want any
+	json.Unmarshal([]byte(read(filepath.Join(e.repo, ".claude", "settings.json"))), &got)
+	if err := json.Unmarshal([]byte(doc["claude-settings"]), &want); err != nil {
+		t.Fatalf("docs/agents.md claude-settings: %v", err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("binky hook install claude wrote\n%v\nthe page shows\n%v", got, want)
+	}
+	if w := read(filepath.Join(e.repo, ".config", "wt.toml")); w != doc["worktrunk"] {
+		t.Errorf("binky hook install worktrunk wrote\n%s\nthe page shows\n%s", w, doc["worktrunk"])
+	}
+
+	// Conductor: the scripts run in the workspace, with its variables.
+	var conductor struct {
+		Scripts map[string]string `toml:"scripts"`
+	}
+	if _, err := toml.Decode(doc["conductor"], &conductor); err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(filepath.Dir(e.repo), "workspaces", "tokyo")
+	e.git("worktree", "add", "-q", "-b", "tokyo", ws)
+	vars := []string{"CONDUCTOR_WORKSPACE_NAME=tokyo", "CONDUCTOR_WORKSPACE_PATH=" + ws, "CONDUCTOR_ROOT_PATH=" + e.repo}
+	if r := e.hookRun(ws, conductor.Scripts["setup"], "", vars...); r.code != 0 {
+		t.Fatalf("conductor setup %q: exit %d\n%s", conductor.Scripts["setup"], r.code, r.stderr)
+	}
+	if w := e.status().world(t, "tokyo"); w.Path != ws || w.State != "up" {
+		t.Errorf("after the setup script: %s at %s", w.State, w.Path)
+	}
+
+	// The MCP config, started in the workspace.
+	var mcpCfg struct {
+		McpServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(doc["mcp-json"]), &mcpCfg); err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpCfg.McpServers["binky"]
+	if srv.Command != "binky" || strings.Join(srv.Args, " ") != "mcp" {
+		t.Fatalf("mcp-json: %+v; want binky mcp", srv)
+	}
+	c := e.startMCPIn(ws)
+	ports := mustOK(t, c, "ports", nil, "")
+	if !strings.HasPrefix(ports.summary, "agents/tokyo (up)") {
+		t.Errorf("ports from the workspace: %q; want tokyo's world", ports.summary)
+	}
+	c.cs.Close()
+
+	if r := e.hookRun(ws, conductor.Scripts["archive"], "", vars...); r.code != 0 {
+		t.Fatalf("conductor archive %q: exit %d\n%s", conductor.Scripts["archive"], r.code, r.stderr)
+	}
+	if st := e.status(); len(st.Worlds) != 0 {
+		t.Errorf("after the archive script: worlds %+v", st.Worlds)
+	}
+}

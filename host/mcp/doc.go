@@ -1,6 +1,9 @@
 // Package mcp is `binky mcp`: a Model Context Protocol server over stdio
-// whose tools (up, down, status, env, verify, logs, reset) call the same daemon API
-// as the CLI (package api, through ctl.Ensure). It owns the tool schemas,
+// whose tools (up, down, status, env, ports, verify, logs, reset, restart)
+// call the same daemon API as the CLI (package api, through ctl.Ensure),
+// each defaulting to the world of the worktree the server runs in, and
+// whose resources are each world's env and recent logs (resources.go). It
+// owns the tool schemas,
 // turning daemon results into structured tool results with a one-line
 // summary, turning daemon failures into tool errors an agent can read, and
 // turning the daemon's progress and verify output frames into MCP progress

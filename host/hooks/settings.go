@@ -14,6 +14,13 @@ const (
 	ClaudeRemoveCmd = "binky hook claude remove"
 )
 
+// Seconds Claude Code gives each hook before it kills it (its default is
+// a minute): bringing a world up can build a golden database first.
+const (
+	ClaudeCreateTimeout = 600
+	ClaudeRemoveTimeout = 300
+)
+
 // member is one key of a JSON object, in file order.
 type member struct {
 	key string
@@ -114,9 +121,12 @@ func MergeClaudeSettings(in []byte, createCmd, removeCmd string) ([]byte, bool, 
 		}
 	}
 	changed := false
-	for _, ev := range []struct{ name, cmd, verb string }{
-		{"WorktreeCreate", createCmd, "claude create"},
-		{"WorktreeRemove", removeCmd, "claude remove"},
+	for _, ev := range []struct {
+		name, cmd, verb string
+		timeout         int
+	}{
+		{"WorktreeCreate", createCmd, "claude create", ClaudeCreateTimeout},
+		{"WorktreeRemove", removeCmd, "claude remove", ClaudeRemoveTimeout},
 	} {
 		raw, ei := get(events, ev.name)
 		var groups []hookGroup
@@ -141,7 +151,7 @@ func MergeClaudeSettings(in []byte, createCmd, removeCmd string) ([]byte, bool, 
 		if ours {
 			continue
 		}
-		groups = append(groups, hookGroup{Hooks: []hookCommand{{Type: "command", Command: ev.cmd}}})
+		groups = append(groups, hookGroup{Hooks: []hookCommand{{Type: "command", Command: ev.cmd, Timeout: ev.timeout}}})
 		b, err := json.Marshal(groups)
 		if err != nil {
 			return nil, false, err

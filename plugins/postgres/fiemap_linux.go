@@ -18,7 +18,7 @@ const (
 
 // fiemapHeader is struct fiemap without its extents.
 type fiemapHeader struct {
-	start, length                       uint64
+	start, length                        uint64
 	flags, mappedExtents, extentCount, _ uint32
 }
 

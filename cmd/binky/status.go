@@ -92,6 +92,9 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 				where = s.Address
 			}
 			extra := ""
+			if s.Clone != "" {
+				extra = "  cloned: " + s.Clone
+			}
 			if s.Error != "" {
 				extra = "  " + st.paint(ansiRed, s.Error)
 			}

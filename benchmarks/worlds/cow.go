@@ -240,7 +240,9 @@ func (c *cowArm) size(ctx context.Context, mb, worlds, walWorlds int, u *undo) (
 	fmt.Fprintf(c.log, "arm C: seeding a %d MB template…\n", mb)
 	rows := mb << 20 / 300
 	if _, err := c.query(ctx, dbURL(c.admin, tmpl),
-		"CREATE TABLE items (id bigint PRIMARY KEY, body text NOT NULL)",
+		// No autovacuum: binky clones the template straight after its
+		// seed, before autovacuum would get to it.
+		"CREATE TABLE items (id bigint PRIMARY KEY, body text NOT NULL) WITH (autovacuum_enabled = false)",
 		fmt.Sprintf("INSERT INTO items SELECT g, md5(g::text) || md5((g+1)::text) || md5((g+2)::text) || md5((g+3)::text) || md5((g+4)::text) || md5((g+5)::text) || md5((g+6)::text) FROM generate_series(1, %d) g", rows)); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,4 +43,21 @@ func TestCloned(t *testing.T) {
 	if len(r.Worlds) != 3 {
 		t.Errorf("worlds %v; want 3", r.Worlds)
 	}
+}
+
+// FuzzSharing: any method an adapter sends is classified without a panic,
+// and copy-on-write is only ever claimed for a method that claims it.
+func FuzzSharing(f *testing.F) {
+	for _, m := range []string{"", "reflink", "file_copy, copy-on-write", "file_copy, clone requested", "file_copy, copied", "wal_log"} {
+		f.Add(m)
+	}
+	f.Fuzz(func(t *testing.T, method string) {
+		got := Sharing(method)
+		if got == SharingCopyOnWrite && method != "reflink" && !strings.Contains(method, "copy-on-write") {
+			t.Errorf("Sharing(%q) claims copy-on-write", method)
+		}
+		if (got == "") != (method == "") {
+			t.Errorf("Sharing(%q) = %q", method, got)
+		}
+	})
 }

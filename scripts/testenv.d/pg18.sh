@@ -103,7 +103,7 @@ up_pg18() {
 	fi
 	mkdir -p "$PG18_RUN" "$PG18_PLAIN"
 	if [[ $(id -u) -eq 0 ]]; then
-		chown postgres "$XFS_DIR" "$PG18_RUN" "$PG18_PLAIN"
+		chown postgres "$PG18_RUN" "$PG18_PLAIN"
 	fi
 	chmod 700 "$PG18_PLAIN"
 	if [[ ! -s $PG18_DATA/PG_VERSION ]]; then

@@ -1,9 +1,10 @@
+//go:build linux
+
 package postgresadapter
 
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -25,9 +26,6 @@ import (
 // otherwise.
 func admin18(t *testing.T) string {
 	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("FIEMAP verification is Linux-only")
-	}
 	admin := testAdminURL(t)
 	a := New()
 	v, err := a.serverVersion(t.Context(), mustServer(t, a, admin))

@@ -137,8 +137,8 @@ type CloneRequest struct {
 	Source string `json:"source"`
 }
 
-// CloneResponse says how the copy was made (for example "file_copy+clone"
-// or "wal_log"), for the event log.
+// CloneResponse says how the copy was made (for example "file_copy,
+// copy-on-write" or "wal_log"), for the event log and the golden record.
 type CloneResponse struct {
 	Method string `json:"method,omitempty"`
 }

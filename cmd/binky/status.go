@@ -92,6 +92,9 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 				where = s.Address
 			}
 			extra := ""
+			if s.Clone != "" {
+				extra = "  cloned: " + s.Clone
+			}
 			switch {
 			case s.Reason != "":
 				extra = "  " + st.paint(ansiRed, s.Reason)

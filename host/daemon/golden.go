@@ -72,7 +72,7 @@ func (d *Daemon) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 	res, err := conn.Clone(ctx, &sdk.CloneRequest{Target: t, Source: tmpl})
 	if err == nil {
 		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
-			r.Used(rec.Name, time.Now())
+			r.Cloned(rec.Name, res.Method, time.Now())
 			if perr := store.Put(r); perr != nil {
 				d.log.Warn("record template use", "template", tmpl, "error", perr)
 			}

@@ -62,6 +62,7 @@ var checks = []check{
 	{"logs", checkLogs},
 	{"resources", checkResources},
 	{"golden", checkGolden},
+	{"copy-on-write", checkCopyOnWrite},
 	{"worktrees", checkWorktrees},
 }
 

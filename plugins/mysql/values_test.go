@@ -113,3 +113,33 @@ func mustAdmin(t *testing.T, raw string) *admin {
 	}
 	return a
 }
+
+// FuzzScheme: config.scheme is accepted only as a URL scheme, and an
+// accepted one gives an address that parses back with that scheme and the
+// admin's user, host and database.
+func FuzzScheme(f *testing.F) {
+	for _, s := range []string{"mysql2", "mysql+pymysql", "Trilogy", "my sql", "mysql2://x@evil/", "", "a.b-c+d"} {
+		f.Add(s)
+	}
+	a, err := parseAdmin("mysql://root:pw@127.0.0.1:3306/")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, scheme string) {
+		c, err := parseConfig(map[string]any{KeyScheme: scheme})
+		if err != nil {
+			if sdk.CodeOf(err) != sdk.CodeInvalid {
+				t.Fatalf("scheme %q: %v; want code invalid", scheme, err)
+			}
+			return
+		}
+		r := a.resolve("acme_main", c)
+		u, err := url.Parse(r.Address)
+		if err != nil {
+			t.Fatalf("scheme %q: address %q does not parse: %v", scheme, r.Address, err)
+		}
+		if u.Scheme != strings.ToLower(scheme) || u.User.Username() != "root" || u.Host != "127.0.0.1:3306" || u.Path != "/acme_main" {
+			t.Fatalf("scheme %q: address %q reads as scheme %q user %q host %q path %q", scheme, r.Address, u.Scheme, u.User.Username(), u.Host, u.Path)
+		}
+	})
+}

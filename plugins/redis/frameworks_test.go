@@ -3,6 +3,7 @@ package redisadapter
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
@@ -276,10 +277,56 @@ func TestDBModeConfig(t *testing.T) {
 	if err != nil || c.mode != modeDB || c.acl == nil || *c.acl {
 		t.Errorf("parseConfig(db, acl false) = %+v, %v", c, err)
 	}
-	_, err = New().Clone(t.Context(), &sdk.CloneRequest{Header: hdr(), Target: target("redis://127.0.0.1:1/0", "p_b", nil), Source: "p_a"})
-	if sdk.CodeOf(err) != sdk.CodeUnsupported || !strings.Contains(err.Error(), `mode = "db"`) {
-		t.Errorf("prefix-mode clone: %v; want unsupported naming db mode", err)
-	}
+}
+
+// TestPrefixClone: a prefix-mode clone copies every key of the source's
+// prefix (with its TTL) under the target's, replacing what the target had,
+// and the target's own user reads them; the source is left as it was.
+func TestPrefixClone(t *testing.T) {
+	forEachServer(t, func(t *testing.T, admin string) {
+		ctx := t.Context()
+		a := New()
+		src, dst := testSlice(t, "src"), testSlice(t, "dst")
+		provisionCfg(t, a, admin, src, nil)
+		provisionCfg(t, a, admin, dst, nil)
+		rs := resolveT(t, a, admin, src, nil)
+		cs := client(t, rs.Address)
+		p := rs.Values["prefix"]
+		for i := range 1500 { // more than one SCAN page
+			if err := cs.Set(ctx, fmt.Sprintf("%sitem:%d", p, i), i, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cs.Set(ctx, p+"ttl", "x", time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := client(t, resolveT(t, a, admin, dst, nil).Address).Set(ctx, dst+":stale", "old", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		cl, err := a.Clone(ctx, &sdk.CloneRequest{Header: hdr(), Target: target(admin, dst, nil), Source: src})
+		if err != nil {
+			t.Fatalf("clone: %v", err)
+		}
+		if cl.Method != "copy" {
+			t.Errorf("method %q; want copy", cl.Method)
+		}
+		cd := client(t, resolveT(t, a, admin, dst, nil).Address)
+		if v, err := cd.Get(ctx, dst+":item:1499").Result(); err != nil || v != "1499" {
+			t.Errorf("the clone's item:1499 = %q, %v; want 1499", v, err)
+		}
+		if ttl, err := cd.TTL(ctx, dst+":ttl").Result(); err != nil || ttl <= 0 {
+			t.Errorf("the clone's ttl key has TTL %v, %v; want it kept", ttl, err)
+		}
+		if n, err := cd.Exists(ctx, dst+":stale").Result(); err != nil || n != 0 {
+			t.Errorf("the target's old key survived the clone: %d, %v", n, err)
+		}
+		if n := len(scanAll(t, client(t, admin), dst+":*")); n != 1501 {
+			t.Errorf("the clone holds %d keys; want 1501", n)
+		}
+		if n := len(scanAll(t, client(t, admin), p+"*")); n != 1501 {
+			t.Errorf("the source holds %d keys after the clone; want 1501", n)
+		}
+	})
 }
 
 // dbZero is the admin URL naming logical database 0 (claims, assignments).

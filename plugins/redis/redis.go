@@ -25,9 +25,9 @@ type Redis struct {
 // New returns the adapter. It connects to nothing until a call needs it.
 func New() *Redis { return &Redis{servers: map[string]*server{}} }
 
-// Describe says who the adapter is: redis (alias valkey), cloning in db
-// mode only (a prefix-mode clone answers unsupported), recording each
-// slice's owner (see claim.go).
+// Describe says who the adapter is: redis (alias valkey), cloning with
+// COPY (a server before 6.2 answers unsupported), recording each slice's
+// owner (see claim.go).
 func (*Redis) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
 	return &sdk.DescribeResponse{Name: Name, Aliases: []string{"valkey"}, Clone: true, Claims: true}, nil
 }
@@ -139,18 +139,14 @@ func (r *Redis) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 	return resolved(slicedURL(s.srv.url, url.UserPassword(s.user, pw)), s.srv.db, s.prefix), nil
 }
 
-// Clone copies the source slice's database into the slice's (assigned
-// on the way) in db mode. In prefix mode it answers unsupported: a Redis
-// slice is then built by provision, migrate and seed.
+// Clone makes the slice a copy of the source with COPY (Redis 6.2+; an
+// older server answers unsupported, and binky builds the slice with
+// provision, migrate and seed): in prefix mode every key under the
+// source's prefix, in the admin URL's database, renamed under the slice's
+// prefix; in db mode the source's whole database into the slice's
+// (assigned on the way). What the slice had before is deleted first.
 func (r *Redis) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
 	op := fmt.Sprintf("clone redis slice %q from %q", req.Slice, req.Source)
-	cfg, err := parseConfig(req.Config)
-	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
-	}
-	if cfg.mode != modeDB {
-		return nil, sdk.Errorf(sdk.CodeUnsupported, "%s: the redis adapter clones only in mode = %q; build the slice with provision, migrate and seed", op, modeDB)
-	}
 	if err := checkSlice("source", req.Source); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
@@ -166,6 +162,22 @@ func (r *Redis) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 	}
 	if err := checkClaim(ctx, src, &srcTarget); err != nil {
 		return nil, fail(op, req.AdminURL, err)
+	}
+	if s.cfg.mode != modeDB {
+		if err := claimSlice(ctx, s, &req.Target); err != nil {
+			return nil, fail(op, req.AdminURL, err)
+		}
+		useACL, err := r.useACL(ctx, s)
+		if err == nil && useACL {
+			_, err = setUser(ctx, s)
+		}
+		if err == nil {
+			err = copyPrefix(ctx, s.srv, src.prefix, s.prefix)
+		}
+		if err != nil {
+			return nil, fail(op, req.AdminURL, err)
+		}
+		return &sdk.CloneResponse{Method: "copy"}, nil
 	}
 	from, ok, err := assignedDB(ctx, src)
 	if err == nil && !ok {

@@ -2,7 +2,6 @@ package redisadapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -282,14 +281,6 @@ func TestErrorCodes(t *testing.T) {
 			})
 		}
 	})
-}
-
-func TestCloneUnsupported(t *testing.T) {
-	_, err := New().Clone(t.Context(), &sdk.CloneRequest{Header: hdr(), Target: target("redis://127.0.0.1:1/0", "p_b", nil), Source: "p_a"})
-	var se *sdk.Error
-	if !errors.As(err, &se) || se.Code != sdk.CodeUnsupported {
-		t.Errorf("clone: %v; want code unsupported", err)
-	}
 }
 
 func TestGlobEscape(t *testing.T) {

@@ -96,3 +96,52 @@ exec sleep 600
 		}
 	}
 }
+
+// TestRedisGoldenClone (issue 27): a redis service with clone_from gets a
+// golden template built once and each world cloned from it (COPY under
+// the world's prefix): the key the seed wrote under ${cache.namespace} is
+// there in both worlds, each under its own prefix, with no fallback.
+func TestRedisGoldenClone(t *testing.T) {
+	needServer(t, "Redis", "127.0.0.1:6379", "redis-server --daemonize yes")
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		t.Skip("redis-cli is missing")
+	}
+	b := make([]byte, 4)
+	rand.Read(b)
+	project := "rg" + hex.EncodeToString(b)
+	e := newEnv(t, fmt.Sprintf(`
+[project]
+name = %q
+port_range = PORTRANGE
+
+[services.cache]
+adapter    = "redis"
+admin_url  = "${env.RG_REDIS_ADMIN_URL}"
+seed       = '''redis-cli -u "${self.url}" SET "${self.namespace}:mail:seeded" yes'''
+clone_from = "golden"
+inputs     = ["binky.toml"]
+`, project))
+	e.extra = []string{"RG_REDIS_ADMIN_URL=redis://127.0.0.1:6379/0"}
+	// Runs before the env's cleanup (while its daemon is up): the
+	// template's keys, user and claim leave the server.
+	t.Cleanup(func() { e.binky("golden", "drop", "-q", "--project", project) })
+	e.must("up", "-q", "one")
+	e.must("up", "-q", "two")
+	if n := countAll(t, e, "slice_cloned"); n != 2 {
+		t.Errorf("slice_cloned %d times; want 2", n)
+	}
+	if n := countAll(t, e, "clone_fallback"); n != 0 {
+		t.Errorf("clone_fallback %d times; want 0", n)
+	}
+	for _, wt := range []string{"one", "two"} {
+		key := project + "_" + wt + ":mail:seeded"
+		out, err := exec.Command("redis-cli", "-u", "redis://127.0.0.1:6379/0", "GET", key).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "yes" {
+			t.Errorf("GET %s = %q, %v; want the seeded yes", key, out, err)
+		}
+	}
+	e.must("golden", "drop", "-q", "--project", project)
+	if out, _ := exec.Command("redis-cli", "--scan", "--pattern", project+"_golden_*").CombinedOutput(); strings.TrimSpace(string(out)) != "" {
+		t.Errorf("golden drop left the template's keys: %s", out)
+	}
+}

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/binkyhq/binky/host/tokens"
@@ -70,11 +72,83 @@ func isLiteral(s string) bool {
 
 // secretWords mark a variable or setting name as holding a secret.
 var (
-	secretWords = []string{"PASSWORD", "PASSWD", "SECRET", "SECRETS", "TOKEN", "TOKENS", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PRIVATEKEY"}
+	secretWords = []string{"PASSWORD", "PASSWD", "PASS", "PWD", "SECRET", "SECRETS", "TOKEN", "TOKENS", "APIKEY", "KEY", "KEYS",
+		"CREDENTIAL", "CREDENTIALS", "CRED", "CREDS", "PRIVATEKEY", "PRIVATE", "AUTH", "DSN"}
 	secretPairs = [][2]string{{"API", "KEY"}, {"ACCESS", "KEY"}, {"PRIVATE", "KEY"}, {"SECRET", "KEY"}, {"AUTH", "KEY"}, {"SIGNING", "KEY"}, {"ENCRYPTION", "KEY"}, {"CLIENT", "SECRET"}}
-	// notSecret suffixes name where a secret lives, not the secret.
-	notSecret = []string{"FILE", "PATH", "DIR", "URL", "ENDPOINT", "HEADER", "NAME", "TTL", "LENGTH", "EXPIRY"}
+	// notSecret suffixes name where a secret lives or how it is used,
+	// not the secret (KEY_PREFIX, AUTH_MODE, PRIVATE_PORT).
+	notSecret = []string{"FILE", "PATH", "DIR", "URL", "ENDPOINT", "HEADER", "NAME", "TTL", "LENGTH", "EXPIRY",
+		"PREFIX", "SUFFIX", "ID", "TYPE", "MODE", "METHOD", "ENABLED", "DISABLED", "PORT", "HOST", "USER", "USERNAME", "SIZE", "TIMEOUT", "COUNT"}
 )
+
+// SecretEnv reports whether the value of ${env.NAME} is a secret that
+// binky masks wherever it prints (logs, events, status, MCP output):
+//   - NAME looks like a secret's (DB_PASSWORD, STRIPE_API_KEY, AUTH_TOKEN,
+//     SENTRY_DSN…, not KEY_PREFIX or AUTH_MODE);
+//   - or value is a URL that holds a password (user:pw@host);
+//   - or the token reaches an admin_url, or an env or config key whose name
+//     looks like a secret's (DATABASE_PASSWORD = "${env.PGPASS}");
+//   - or [project] secrets lists NAME.
+//
+// Any other value (PORT=3000, DB_ADAPTER=sqlite) is ordinary text and is
+// shown as it is. Values under 4 bytes are never masked, whatever the rule
+// says (host/redact ignores them: they would mask ordinary text).
+func SecretEnv(cfg *Config, name, value string) bool {
+	if secretName(name) || urlWithPassword(value) {
+		return true
+	}
+	if cfg == nil {
+		return false
+	}
+	if slices.Contains(cfg.Project.Secrets, name) {
+		return true
+	}
+	ref := tokens.EnvVar(name)
+	for _, svcName := range cfg.Order {
+		s := cfg.Services[svcName]
+		if s == nil {
+			continue
+		}
+		for _, l := range serviceStrings(s) {
+			key, last := l.path[2], l.path[len(l.path)-1]
+			if key != "admin_url" && !((key == "env" || key == "config") && secretName(last)) {
+				continue
+			}
+			if slices.Contains(tokens.Refs(l.value), ref) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SecretValues returns the values of env (resolved ${env.*} values by
+// name) that SecretEnv calls secrets, sorted: what the daemon registers
+// with its redactor and records for a restarted daemon.
+func SecretValues(cfg *Config, env map[string]string) []string {
+	var out []string
+	for n, v := range env {
+		if SecretEnv(cfg, n, v) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// urlWithPassword reports whether s holds a URL with a password in it.
+func urlWithPassword(s string) bool {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return false
+	}
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.User == nil {
+		return false
+	}
+	pw, ok := u.User.Password()
+	return ok && pw != ""
+}
 
 // secretName reports whether a variable or setting name says it holds a
 // secret (DB_PASSWORD, STRIPE_API_KEY, apiToken…).

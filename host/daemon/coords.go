@@ -198,6 +198,18 @@ func resolveEnvOf(src tokens.Source, cfg *config.Config, root string, caller map
 	return out, nil
 }
 
+// addSecrets registers with the redactor the resolved ${env.*} values
+// that are secrets (config.SecretEnv: a secret-looking name, a URL with a
+// password, a value reaching admin_url, [project] secrets) and returns
+// them, for the registry. Other values are ordinary text and stay visible.
+func (d *Daemon) addSecrets(cfg *config.Config, env map[string]string) []string {
+	secrets := config.SecretValues(cfg, env)
+	for _, v := range secrets {
+		d.redact.Add(v)
+	}
+	return secrets
+}
+
 type envFile struct {
 	path string
 	vals map[string]string

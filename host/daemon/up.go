@@ -164,14 +164,7 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	if err != nil {
 		return nil, fail(err)
 	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
-	secrets := make([]string, 0, len(envVals))
-	for _, v := range envVals {
-		secrets = append(secrets, v)
-	}
-	if err := d.reg.SetWorktreeSecrets(ctx, rec.ID, secrets); err != nil {
+	if err := d.reg.SetWorktreeSecrets(ctx, rec.ID, d.addSecrets(cfg, envVals)); err != nil {
 		return nil, fail(err)
 	}
 

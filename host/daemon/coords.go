@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/dotenv"
 	"github.com/binkyhq/binky/host/tokens"
+	"github.com/binkyhq/binky/host/worktree"
 )
 
 // portPlan assigns each port-asking cmd service its ports from a block
@@ -229,10 +229,9 @@ func envFiles(cfg *config.Config, root string) ([]envFile, error) {
 		}
 	}
 	var out []envFile
+	main := worktree.MainRoot(root)
 	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
+		p = config.EnvFilePath(p, root, main)
 		if seen[p] {
 			continue
 		}
@@ -240,7 +239,7 @@ func envFiles(cfg *config.Config, root string) ([]envFile, error) {
 		vals, err := dotenv.ReadFile(p)
 		if err != nil {
 			if os.IsNotExist(err) || strings.Contains(err.Error(), "no such file") {
-				return nil, errorf("invalid", "env_file %s does not exist (create it, or remove env_file from binky.toml)", p)
+				return nil, errorf("invalid", "env_file %s does not exist, in this worktree or the main one (create it, or remove env_file from binky.toml)", p)
 			}
 			return nil, fmt.Errorf("read env_file: %w", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/tokens"
+	"github.com/binkyhq/binky/host/worktree"
 )
 
 func (d *Daemon) supKey(project, worktree, service string) supervisor.Key {
@@ -144,17 +145,13 @@ func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Servic
 	return environ(m), nil
 }
 
-// serviceEnvFile reads a service's env_file (relative to its worktree);
-// nil when it has none.
+// serviceEnvFile reads a service's env_file (relative to its worktree,
+// else to the main worktree: config.EnvFilePath); nil when it has none.
 func serviceEnvFile(rec *registry.Worktree, svc *config.Service) (map[string]string, error) {
 	if svc.EnvFile == "" {
 		return nil, nil
 	}
-	p := svc.EnvFile
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(rec.Path, p)
-	}
-	return dotenv.ReadFile(p)
+	return dotenv.ReadFile(config.EnvFilePath(svc.EnvFile, rec.Path, worktree.MainRoot(rec.Path)))
 }
 
 // callerBase copies a caller's environment without what binky withholds

@@ -159,7 +159,11 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 		return nil, fail(cfgErr)
 	}
 
-	// ${env.*}: resolved now, registered as secrets before anything logs.
+	// [worktree] copy first: a copied env file is the one read. Then
+	// ${env.*}, resolved now, the secret ones registered before anything logs.
+	if err := d.copyOnce(ctx, s, cfg, rec); err != nil {
+		return nil, fail(err)
+	}
 	envVals, err := resolveEnv(cfg, wt.Path, a.Env)
 	if err != nil {
 		return nil, fail(err)

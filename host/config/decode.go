@@ -55,6 +55,10 @@ func (d *decoder) warnf(path []string, hint, format string, args ...any) {
 	d.report(SeverityWarning, path, hint, format, args...)
 }
 
+func (d *decoder) notef(path []string, format string, args ...any) {
+	d.report(SeverityNote, path, "", format, args...)
+}
+
 // keyName renders a path the way it would be written in TOML.
 func keyName(path []string) string {
 	var b strings.Builder

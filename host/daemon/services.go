@@ -60,10 +60,7 @@ func (d *Daemon) startService(ctx context.Context, s *stream, w *world, rec *reg
 
 // serviceSpec renders everything a cmd service needs to run.
 func (d *Daemon) serviceSpec(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) (supervisor.Spec, error) {
-	dir := rec.Path
-	if svc.Cwd != "" {
-		dir = filepath.Join(rec.Path, svc.Cwd)
-	}
+	dir := svc.Dir(rec.Path)
 	env, err := d.serviceEnv(w, rec, svc, coords)
 	if err != nil {
 		return supervisor.Spec{}, err
@@ -138,6 +135,9 @@ func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Servic
 	}
 	if p, ok := coords[svc.Name+".port"]; ok && !svc.IsAdapter() {
 		m["PORT"] = p
+	}
+	if svc.UnsetsPort() {
+		delete(m, "PORT")
 	}
 	m["BINKY_PROJECT"] = rec.Project
 	m["BINKY_WORKTREE"] = rec.Name

@@ -86,7 +86,10 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 			return nil, err
 		}
 	}
-	wtName := worktreeName(wt)
+	wtName, err := d.worldName(ctx, repo, project, wt)
+	if err != nil {
+		return nil, err
+	}
 	if created {
 		d.emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
 	}
@@ -344,13 +347,35 @@ func (d *Daemon) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.
 	return wt, created, nil
 }
 
-// worktreeName is the world's name: from its branch, or its directory when
-// it has none (detached HEAD).
-func worktreeName(wt worktree.Worktree) string {
-	if wt.Branch != "" {
-		return names.Worktree(wt.Branch)
+// worldName is the world's name: the name recorded for its branch in
+// this project when it has a world (recorded names never change), else
+// its branch folded, with the hash suffix only when another branch of the
+// repository or another world claims the same name
+// (names.WorktreeAmong); from its directory when it has no branch
+// (detached HEAD).
+func (d *Daemon) worldName(ctx context.Context, repo *worktree.Repo, project string, wt worktree.Worktree) (string, error) {
+	if wt.Branch == "" {
+		return names.Worktree(filepath.Base(wt.Path)), nil
 	}
-	return names.Worktree(filepath.Base(wt.Path))
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		return "", err
+	}
+	held := map[string]string{}
+	for _, r := range recs {
+		if r.Project != project {
+			continue
+		}
+		if r.Branch == wt.Branch && (samePath(r.Path, wt.Path) || r.Repo == "" || samePath(r.Repo, repo.Root)) {
+			return r.Name, nil
+		}
+		held[r.Name] = r.Branch
+	}
+	branches, err := repo.Branches(ctx)
+	if err != nil {
+		return "", errorf(api.CodeFailed, "name the world of %s: %v", wt.Branch, err)
+	}
+	return names.WorktreeAmong(wt.Branch, branches, func(n string) (string, bool) { b, ok := held[n]; return b, ok }), nil
 }
 
 // loadConfig reads a binky.toml, turning its errors into the same lines

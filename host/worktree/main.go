@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,4 +55,17 @@ func MainRoot(dir string) string {
 func Ignored(ctx context.Context, dir, path string) bool {
 	_, err := git(ctx, dir, "check-ignore", "-q", "--no-index", "--", path)
 	return err == nil
+}
+
+// Branches lists the repository's local branches (short names).
+func (r *Repo) Branches(ctx context.Context) ([]string, error) {
+	dir := r.Dir
+	if dir == "" {
+		dir = r.Root
+	}
+	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads")
+	if err != nil {
+		return nil, fmt.Errorf("list branches: %w", err)
+	}
+	return lines(out), nil
 }

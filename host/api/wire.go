@@ -303,6 +303,9 @@ type Service struct {
 	Error    string         `json:"error,omitempty"`
 	// LogTail is the last lines of a failed service's log, redacted.
 	LogTail []string `json:"log_tail,omitempty"`
+	// Warning says what is wrong with a running service that works: it
+	// listens beyond loopback, reachable from other machines.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Verify is the last verify run of a world.

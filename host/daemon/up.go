@@ -375,7 +375,11 @@ func (d *Daemon) worldName(ctx context.Context, repo *worktree.Repo, project str
 	if err != nil {
 		return "", errorf(api.CodeFailed, "name the world of %s: %v", wt.Branch, err)
 	}
-	return names.WorktreeAmong(wt.Branch, branches, func(n string) (string, bool) { b, ok := held[n]; return b, ok }), nil
+	name := names.WorktreeAmong(wt.Branch, branches, func(n string) (string, bool) { b, ok := held[n]; return b, ok })
+	if b, ok := held[name]; ok && b != wt.Branch {
+		return "", errorf(api.CodeConflict, "branch %s would be named %s, which world of branch %s holds: rename one of the branches", wt.Branch, name, b)
+	}
+	return name, nil
 }
 
 // loadConfig reads a binky.toml, turning its errors into the same lines

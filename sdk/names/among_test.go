@@ -13,9 +13,9 @@ func TestWorktreeAmong(t *testing.T) {
 	}{
 		{"folded alone", "feat/one", []string{"main", "feat/one"}, nil, "feat-one"},
 		{"unchanged", "feat-one", []string{"feat-one"}, nil, "feat-one"},
-		{"folded beside a branch that folds alike", "feat/one", []string{"feat/one", "feat-one"}, nil, Worktree("feat/one")},
+		{"folded beside a branch that folds alike", "feat/one", []string{"feat/one", "feat-one"}, nil, "feat-one-" + branchHash("feat/one")},
 		{"unchanged beside a folded branch", "feat-one", []string{"feat/one", "feat-one"}, nil, "feat-one"},
-		{"second after the first took the name", "feat-one", []string{"feat/one", "feat-one"}, map[string]string{"feat-one": "feat/one"}, Worktree("feat-one")},
+		{"second after the first took the name", "feat-one", []string{"feat/one", "feat-one"}, map[string]string{"feat-one": "feat/one"}, "feat-one-" + branchHash("feat-one")},
 		{"its own world", "feat/one", nil, map[string]string{"feat-one": "feat/one"}, "feat-one"},
 		{"upper case", "Feat/One", nil, nil, "feat-one"},
 		{"hash-shaped fold", "fix/a-abcdef", nil, nil, Worktree("fix/a-abcdef")},

@@ -21,6 +21,12 @@ func Worktree(branch string) string {
 	if f == branch && f != "" && len(f) <= MaxLabel && !hashTailed(f, '-') && !windowsDevice(f) {
 		return f
 	}
+	return hashed(branch)
+}
+
+// hashed is the folded branch, cut to fit, with the hash suffix always.
+func hashed(branch string) string {
+	f := fold(branch, '-')
 	head := cut(f, MaxLabel-1-hashLen, '-')
 	if head == "" {
 		head = "wt"
@@ -100,7 +106,9 @@ func WorktreeShort(branch string) string {
 }
 
 // WorktreeAmong picks the name of a new world for branch: WorktreeShort,
-// unless it would collide, then Worktree (the name with the hash suffix).
+// unless it would collide, then the folded branch with the hash suffix
+// (what Worktree gives a branch folding changes; here also for one it
+// does not, feat-one → feat-one-<hash>).
 // It collides when held reports a world of another branch under that name
 // (held returns the branch of the world recorded with a name), or, for a
 // branch that folding changed, when another of branches (the repository's
@@ -115,13 +123,13 @@ func WorktreeAmong(branch string, branches []string, held func(name string) (bra
 	}
 	if held != nil {
 		if b, ok := held(short); ok && b != branch {
-			return Worktree(branch)
+			return hashed(branch)
 		}
 	}
 	if short != branch {
 		for _, b := range branches {
 			if b != branch && WorktreeShort(b) == short {
-				return Worktree(branch)
+				return hashed(branch)
 			}
 		}
 	}

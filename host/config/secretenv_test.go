@@ -74,3 +74,11 @@ cmd = "run ${env.USED}"
 		}
 	}
 }
+
+func TestSecretValue(t *testing.T) {
+	for key, want := range map[string]bool{"password": true, "dsn": true, "token": true, "user": false, "host": false, "port": false, "database": false, "prefix": false, "bucket": false} {
+		if got := SecretValue(key); got != want {
+			t.Errorf("SecretValue(%q) = %v; want %v", key, got, want)
+		}
+	}
+}

@@ -82,3 +82,18 @@ func TestSecretValue(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWarningRuleUnchanged: widening the redaction rule does not
+// widen check's literal-secret warning (host/compose mirrors that one).
+func TestCheckWarningRuleUnchanged(t *testing.T) {
+	for name, want := range map[string]bool{"SESSION_KEY": false, "SENTRY_DSN": false, "AWS_ACCESS_KEY_ID": true, "DB_PASSWORD": true} {
+		if got := secretName(name); got != want {
+			t.Errorf("secretName(%s) = %v; want %v", name, got, want)
+		}
+	}
+	for _, name := range []string{"SESSION_KEY", "SENTRY_DSN", "AWS_ACCESS_KEY_ID", "DB_PASS", "BASIC_AUTH"} {
+		if !secretEnvName(name) {
+			t.Errorf("secretEnvName(%s) = false; want true", name)
+		}
+	}
+}

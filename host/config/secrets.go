@@ -72,14 +72,39 @@ func isLiteral(s string) bool {
 
 // secretWords mark a variable or setting name as holding a secret.
 var (
-	secretWords = []string{"PASSWORD", "PASSWD", "PASS", "PWD", "SECRET", "SECRETS", "TOKEN", "TOKENS", "APIKEY", "KEY", "KEYS",
-		"CREDENTIAL", "CREDENTIALS", "CRED", "CREDS", "PRIVATEKEY", "PRIVATE", "AUTH", "DSN"}
+	secretWords = []string{"PASSWORD", "PASSWD", "SECRET", "SECRETS", "TOKEN", "TOKENS", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PRIVATEKEY"}
 	secretPairs = [][2]string{{"API", "KEY"}, {"ACCESS", "KEY"}, {"PRIVATE", "KEY"}, {"SECRET", "KEY"}, {"AUTH", "KEY"}, {"SIGNING", "KEY"}, {"ENCRYPTION", "KEY"}, {"CLIENT", "SECRET"}}
-	// notSecret suffixes name where a secret lives or how it is used,
+	// notSecret suffixes name where a secret lives, not the secret.
+	notSecret = []string{"FILE", "PATH", "DIR", "URL", "ENDPOINT", "HEADER", "NAME", "TTL", "LENGTH", "EXPIRY"}
+
+	// envSecretWords widen secretWords for redaction (SecretEnv): a value
+	// masked by mistake costs a garbled log line, a value shown by mistake
+	// a leak. check's literal-secret warning keeps the narrower rule
+	// (host/compose mirrors it for init).
+	envSecretWords = []string{"PASS", "PWD", "KEY", "KEYS", "CRED", "CREDS", "PRIVATE", "AUTH", "DSN"}
+	// envNotSecret are further last words that say how a secret is used,
 	// not the secret (KEY_PREFIX, AUTH_MODE, PRIVATE_PORT).
-	notSecret = []string{"FILE", "PATH", "DIR", "URL", "ENDPOINT", "HEADER", "NAME", "TTL", "LENGTH", "EXPIRY",
-		"PREFIX", "SUFFIX", "ID", "TYPE", "MODE", "METHOD", "ENABLED", "DISABLED", "PORT", "HOST", "USER", "USERNAME", "SIZE", "TIMEOUT", "COUNT"}
+	envNotSecret = []string{"PREFIX", "SUFFIX", "TYPE", "MODE", "METHOD", "ENABLED", "DISABLED", "PORT", "HOST", "USER", "USERNAME", "SIZE", "TIMEOUT", "COUNT"}
 )
+
+// secretEnvName is secretName widened for redaction: DB_PASS, SESSION_KEY,
+// BASIC_AUTH and SENTRY_DSN are secrets too; KEY_PREFIX and AUTH_MODE are
+// not.
+func secretEnvName(name string) bool {
+	if secretName(name) {
+		return true
+	}
+	words := splitWords(name)
+	if len(words) == 0 || slices.Contains(notSecret, words[len(words)-1]) || slices.Contains(envNotSecret, words[len(words)-1]) {
+		return false
+	}
+	for _, w := range words {
+		if slices.Contains(envSecretWords, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // SecretEnv reports whether the value of ${env.NAME} is a secret that
 // binky masks wherever it prints (logs, events, status, MCP output):
@@ -94,7 +119,7 @@ var (
 // shown as it is. Values under 4 bytes are never masked, whatever the rule
 // says (host/redact ignores them: they would mask ordinary text).
 func SecretEnv(cfg *Config, name, value string) bool {
-	if secretName(name) || urlWithPassword(value) {
+	if secretEnvName(name) || urlWithPassword(value) {
 		return true
 	}
 	if cfg == nil {
@@ -111,7 +136,7 @@ func SecretEnv(cfg *Config, name, value string) bool {
 		}
 		for _, l := range serviceStrings(s) {
 			key, last := l.path[2], l.path[len(l.path)-1]
-			if key != "admin_url" && !((key == "env" || key == "config") && secretName(last)) {
+			if key != "admin_url" && !((key == "env" || key == "config") && secretEnvName(last)) {
 				continue
 			}
 			if slices.Contains(tokens.Refs(l.value), ref) {
@@ -125,7 +150,7 @@ func SecretEnv(cfg *Config, name, value string) bool {
 // SecretValue reports whether an adapter's resolved value named key
 // (${db.<key>}) is a secret: password, token, dsn and other names that
 // look like a secret's. Host, port, user, database and the like are not.
-func SecretValue(key string) bool { return secretName(key) }
+func SecretValue(key string) bool { return secretEnvName(key) }
 
 // SecretValues returns the values of env (resolved ${env.*} values by
 // name) that SecretEnv calls secrets, sorted: what the daemon registers

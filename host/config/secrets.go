@@ -147,11 +147,6 @@ func SecretEnv(cfg *Config, name, value string) bool {
 	return false
 }
 
-// SecretValue reports whether an adapter's resolved value named key
-// (${db.<key>}) is a secret: password, token, dsn and other names that
-// look like a secret's. Host, port, user, database and the like are not.
-func SecretValue(key string) bool { return secretEnvName(key) }
-
 // SecretValues returns the values of env (resolved ${env.*} values by
 // name) that SecretEnv calls secrets, sorted: what the daemon registers
 // with its redactor and records for a restarted daemon.

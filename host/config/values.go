@@ -9,12 +9,13 @@ var CommonValues = []string{"user", "password", "host", "port", "database", "buc
 
 // adapterValues are the further values each product adapter returns, by
 // implementation; aliases map onto these names through adapterImpl.
+// (docs/adapters.md, "Connection values").
 var adapterValues = map[string][]string{
 	"postgres":      {"dsn"},
-	"mysql":         {"dsn"},
-	"redis":         {"prefix"},
-	"mongodb":       nil,
-	"s3":            {"region", "endpoint"},
+	"mysql":         {"dsn", "socket"},
+	"redis":         {"prefix", "socket"},
+	"mongodb":       {"auth_source"},
+	"s3":            {"region", "endpoint", "access_key", "secret_key"},
 	"kafka":         {"prefix", "bootstrap"},
 	"rabbitmq":      {"vhost"},
 	"clickhouse":    nil,

@@ -234,15 +234,11 @@ func (d *Daemon) redactAddress(addr string) {
 }
 
 // redactSlice registers the credentials in a slice's address and values
-// (the mysql adapter's dsn value carries one; a value named like a secret,
-// such as password, is one whole: config.SecretValue).
+// (the mysql adapter's dsn value carries one).
 func (d *Daemon) redactSlice(sl slice) {
 	d.redactAddress(sl.Address)
-	for k, v := range sl.Values {
+	for _, v := range sl.Values {
 		d.redact.AddAddress(v)
-		if config.SecretValue(k) {
-			d.redact.Add(v)
-		}
 	}
 }
 

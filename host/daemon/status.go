@@ -10,7 +10,6 @@ import (
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/listeners"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
@@ -116,7 +115,7 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 			switch out.State {
 			case "running", "healthy", "starting":
 				out.Error = "" // an old exit's text says nothing about this run
-				out.Warning = memo.exposed(sv.Ports)
+				out.Warning = exposedWarning(sv.Ports)
 			case "failed", "lost", "exited":
 				out.LogTail = d.logTail(rec, sv.Name)
 			}
@@ -144,26 +143,6 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 type statusMemo struct {
 	configs map[string]*config.Config // by file text; nil: does not parse
 	heads   map[string][]worktree.Worktree
-	// socks are the machine's listening sockets, read once (socksRead).
-	socks     []listeners.Socket
-	socksRead bool
-}
-
-// exposed is the warning for a service on ports that listens beyond
-// loopback (listeners.Exposed), "" when it does not or nothing can tell.
-func (m *statusMemo) exposed(ports map[string]int) string {
-	if len(ports) == 0 {
-		return ""
-	}
-	if !m.socksRead {
-		m.socks, _ = listeners.Listening(0)
-		m.socksRead = true
-	}
-	ps := make([]int, 0, len(ports))
-	for _, p := range ports {
-		ps = append(ps, p)
-	}
-	return listeners.ExposedWarning(listeners.Exposed(m.socks, ps...))
 }
 
 func newStatusMemo() *statusMemo {

@@ -290,20 +290,18 @@ type ReserveValue struct {
 
 // Service describes one service of a world. Address is redacted.
 type Service struct {
-	Name  string         `json:"name"`
-	Kind  string         `json:"kind"`
-	State string         `json:"state"`
-	Pid   int            `json:"pid,omitempty"`
-	Port  int            `json:"port,omitempty"`
-	Ports map[string]int `json:"ports,omitempty"`
-	URL   string         `json:"url,omitempty"`
-	// Warning says what is wrong with a running service that works: it
-	// listens beyond loopback, reachable from other machines.
-	Warning  string `json:"warning,omitempty"`
-	Adapter  string `json:"adapter,omitempty"`
-	Address  string `json:"address,omitempty"`
-	Restarts int    `json:"restarts,omitempty"`
-	Error    string `json:"error,omitempty"`
+	Name     string         `json:"name"`
+	Kind     string         `json:"kind"`
+	State    string         `json:"state"`
+	Pid      int            `json:"pid,omitempty"`
+	Warning  string         `json:"warning,omitempty"` // a running service listening beyond loopback: reachable from other machines
+	Port     int            `json:"port,omitempty"`
+	Ports    map[string]int `json:"ports,omitempty"`
+	URL      string         `json:"url,omitempty"`
+	Adapter  string         `json:"adapter,omitempty"`
+	Address  string         `json:"address,omitempty"`
+	Restarts int            `json:"restarts,omitempty"`
+	Error    string         `json:"error,omitempty"`
 	// LogTail is the last lines of a failed service's log, redacted.
 	LogTail []string `json:"log_tail,omitempty"`
 }

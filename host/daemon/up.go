@@ -86,7 +86,7 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 			return nil, err
 		}
 	}
-	wtName, err := d.worldName(ctx, repo, project, wt)
+	wtName, err := d.branchWorldName(ctx, repo, project, wt)
 	if err != nil {
 		return nil, err
 	}
@@ -347,15 +347,24 @@ func (d *Daemon) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.
 	return wt, created, nil
 }
 
-// worldName is the world's name: the name recorded for its branch in
-// this project when it has a world (recorded names never change), else
-// its branch folded, with the hash suffix only when another branch of the
-// repository or another world claims the same name
-// (names.WorktreeAmong); from its directory when it has no branch
-// (detached HEAD).
-func (d *Daemon) worldName(ctx context.Context, repo *worktree.Repo, project string, wt worktree.Worktree) (string, error) {
+// worktreeName is the world's name: from its branch, or its directory when
+// it has none (detached HEAD).
+func worktreeName(wt worktree.Worktree) string {
+	if wt.Branch != "" {
+		return names.Worktree(wt.Branch)
+	}
+	return names.Worktree(filepath.Base(wt.Path))
+}
+
+// branchWorldName is the name of the world of a branch: the name recorded
+// for the branch in this project when it has a world (recorded names
+// never change), else the branch folded, with the hash suffix only when
+// another branch of the repository or another world claims the same name
+// (names.WorktreeAmong). Without a branch (detached HEAD) it is
+// worktreeName.
+func (d *Daemon) branchWorldName(ctx context.Context, repo *worktree.Repo, project string, wt worktree.Worktree) (string, error) {
 	if wt.Branch == "" {
-		return names.Worktree(filepath.Base(wt.Path)), nil
+		return worktreeName(wt), nil
 	}
 	recs, err := d.reg.Worktrees(ctx)
 	if err != nil {

@@ -101,6 +101,9 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 			case s.Error != "":
 				extra = "  " + st.paint(ansiRed, s.Error)
 			}
+			if s.Warning != "" {
+				extra += "  " + st.paint(ansiYellow, "warning: "+s.Warning)
+			}
 			fmt.Fprintf(tw, "    %s\t%s\tpid %s\tport %s\t%s%s\n", s.Name, st.paint(stateColor(s.State), s.State), pid, port, where, extra)
 			if len(s.LogTail) > 0 {
 				tails = append(tails, s)

@@ -299,6 +299,7 @@ type Service struct {
 	Kind     string         `json:"kind"`
 	State    string         `json:"state"`
 	Pid      int            `json:"pid,omitempty"`
+	Warning  string         `json:"warning,omitempty"` // a running service listening beyond loopback: reachable from other machines
 	Port     int            `json:"port,omitempty"`
 	Ports    map[string]int `json:"ports,omitempty"`
 	URL      string         `json:"url,omitempty"`

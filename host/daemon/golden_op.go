@@ -165,9 +165,7 @@ func (d *Daemon) templateTarget(ctx context.Context, a *api.GoldenArgs, r *golde
 		if err != nil {
 			continue
 		}
-		for _, v := range env {
-			d.redact.Add(v)
-		}
+		d.addSecrets(cfg, env)
 		w := &world{cfg: cfg, project: r.Project, path: root, env: env, slices: map[string]slice{}}
 		t := d.target(w, svc, r.Slice, w.coords())
 		if r.Server != "" && golden.Server(t.AdminURL) != r.Server {

@@ -122,6 +122,7 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 			switch out.State {
 			case "running", "healthy", "starting":
 				out.Error = "" // an old exit's text says nothing about this run
+				out.Warning = exposedWarning(sv.Ports)
 			case "failed", "lost", "exited":
 				out.LogTail = d.logTail(rec, sv.Name)
 			}

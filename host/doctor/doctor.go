@@ -59,6 +59,7 @@ var checks = []check{
 	{"localhost", checkLocalhost},
 	{"ca", checkCA},
 	{"ports", checkPorts},
+	{"exposed", checkExposed},
 	{"logs", checkLogs},
 	{"resources", checkResources},
 	{"golden", checkGolden},

@@ -25,6 +25,9 @@ type Record struct {
 	Adapter   string `json:"adapter"`
 	// Server is the admin URL's scheme://host:port ("" for file adapters).
 	Server string `json:"server,omitempty"`
+	// EnvSum is the digest of the service's rendered env the key was
+	// made with (Spec.EnvSum), never the values.
+	EnvSum string `json:"env_sum,omitempty"`
 	Slice  string `json:"slice"`
 	// Key is the full key sum; "" for a marker left by an older binky,
 	// whose key is unknown (it is never cloned again, only dropped).

@@ -177,6 +177,15 @@ func urlWithPassword(s string) bool {
 
 // secretName reports whether a variable or setting name says it holds a
 // secret (DB_PASSWORD, STRIPE_API_KEY, apiToken…).
+// SecretName reports whether check calls a literal value under this name
+// a secret (its literal-secret warning): the rule `binky init` must honour
+// too (host/compose), so that check never warns about a file init wrote.
+func SecretName(name string) bool { return secretName(name) }
+
+// NameWords splits a variable or setting name into the upper-cased words
+// the secret rules read (split on _ - . and lower→upper camel case).
+func NameWords(s string) []string { return splitWords(s) }
+
 func secretName(name string) bool {
 	words := splitWords(name)
 	if len(words) == 0 {

@@ -21,7 +21,7 @@ TESTSUM    := $(BIN)/testsum
 RESULTS    := $(BIN)/test-results
 STATICCHECK ?= v0.8.2
 
-.PHONY: all build install test prereq unit lint cross fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
+.PHONY: all build install test prereq unit unit-pg18 lint cross fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
 
 all: build
 
@@ -44,7 +44,7 @@ install: build
 
 # test: what CI runs. The prerequisites, lint, then every module's tests,
 # then the cross builds.
-test: prereq lint unit cross
+test: prereq lint unit unit-pg18 cross
 
 # prereq: Go, git, the test servers and the commands tests run; one line
 # for each thing missing (scripts/prereq). A missing server is an error
@@ -65,6 +65,18 @@ unit: build
 	done; \
 	$(TESTSUM) -summary $(RESULTS)/*.json; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
+
+# unit-pg18: the postgres adapter's tests again, against PostgreSQL 18 at
+# BINKY_TEST_POSTGRES18_URL (scripts/testenv up pg18 starts one on the
+# reflink mount): the same suite, plus the copy-on-write tests that skip
+# on 15. Without the URL it skips, except under CI=true.
+unit-pg18: build
+	@if [ -z "$$BINKY_TEST_POSTGRES18_URL" ]; then \
+		if [ "$$CI" = true ]; then echo "unit-pg18: BINKY_TEST_POSTGRES18_URL is not set (scripts/testenv up pg18 starts PostgreSQL 18)"; exit 1; fi; \
+		echo "== unit-pg18 skipped: BINKY_TEST_POSTGRES18_URL is not set (scripts/testenv up pg18)"; exit 0; \
+	fi; \
+	echo "== go test (plugins/postgres against PostgreSQL 18)"; \
+	cd plugins/postgres && PATH=$(BIN):$$PATH BINKY_TEST_BIN=$(BIN) BINKY_TEST_POSTGRES_URL=$$BINKY_TEST_POSTGRES18_URL $(GO) test $(TESTFLAGS) ./...
 
 lint:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done

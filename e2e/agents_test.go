@@ -124,6 +124,25 @@ func TestWorktreesMadeElsewhere(t *testing.T) {
 			t.Errorf("world %s at %s; want the sibling %s", w.Worktree, w.Path, sib)
 		}
 	}
+	// A second detached worktree in a directory of the same name gets a
+	// name of its own; the first keeps "scratch".
+	det2 := filepath.Join(filepath.Dir(e.repo), "other", "scratch")
+	e.git("worktree", "add", "-q", "--detach", det2, "HEAD")
+	t.Cleanup(func() { os.RemoveAll(det2) })
+	if r := e.binkyIn(det2, "up", "-q"); r.code != 0 {
+		t.Fatalf("up in %s: exit %d\n%s", det2, r.code, r.stderr)
+	}
+	for _, w := range e.status().Worlds {
+		if w.Path == det2 && (w.Worktree == "scratch" || !strings.HasPrefix(w.Worktree, "scratch-")) {
+			t.Errorf("second detached worktree named %q; want scratch-<hash>", w.Worktree)
+		}
+		if w.Path == det && w.Worktree != "scratch" {
+			t.Errorf("first detached worktree renamed to %q", w.Worktree)
+		}
+	}
+	if r := e.binkyIn(det2, "remove"); r.code != 0 {
+		t.Fatalf("remove in %s: exit %d\n%s", det2, r.code, r.stderr)
+	}
 	if r := e.binkyIn(det, "remove"); r.code != 0 {
 		t.Fatalf("remove in the detached worktree: exit %d\n%s", r.code, r.stderr)
 	}

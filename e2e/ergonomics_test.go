@@ -304,7 +304,7 @@ restart = "never"
 	// Completion with the daemon up: live worktree, branch and services.
 	wt := ""
 	for _, l := range strings.Split(e.must("__complete", "--", "logs", "").stdout, "\n") {
-		if strings.HasPrefix(l, "feat-t-") {
+		if l == "feat-t" || strings.HasPrefix(l, "feat-t-") {
 			wt = l
 		}
 	}

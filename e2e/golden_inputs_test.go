@@ -284,11 +284,12 @@ expose = ["db"]
 	}
 }
 
-// TestGoldenNoCloneAdapter: an adapter that answers clone: false (redis)
-// gets no template: its slice is seeded directly, with no golden_built and
-// no clone_fallback, and golden list stays empty.
+// TestGoldenNoCloneAdapter: an adapter that answers clone: false (kafka;
+// redis clones since issue 27) gets no template: its slice is seeded
+// directly, with no golden_built and no clone_fallback, and golden list
+// stays empty.
 func TestGoldenNoCloneAdapter(t *testing.T) {
-	needServer(t, "Redis", "127.0.0.1:6379", "redis-server --daemonize yes")
+	needServer(t, "kfake", "127.0.0.1:9092", "scripts/testenv up")
 	project := "gnc" + fmt.Sprint(os.Getpid()%10000)
 	e := newEnv(t, fmt.Sprintf(`
 [project]
@@ -296,13 +297,13 @@ name = %q
 port_range = PORTRANGE
 
 [services.cache]
-adapter    = "redis"
+adapter    = "kafka"
 admin_url  = "${env.BINKY_TEST_ADMIN_URL}"
 seed       = "echo seeding '${self.url}'"
 clone_from = "golden"
 inputs     = ["binky.toml"]
 `, project))
-	e.extra = []string{"BINKY_TEST_ADMIN_URL=redis://127.0.0.1:6379/0"}
+	e.extra = []string{"BINKY_TEST_ADMIN_URL=kafka://127.0.0.1:9092"}
 	e.must("up", "one")
 	if n := countAll(t, e, "seed_done"); n != 1 {
 		t.Errorf("seed_done %d; want 1 (the slice is seeded directly)", n)

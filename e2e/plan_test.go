@@ -213,3 +213,45 @@ func TestApplyKilledMidwayConverges(t *testing.T) {
 		t.Errorf("a third up found more to do:\n%s", out)
 	}
 }
+
+// An edit of a service's env restarts that service (and what depends on
+// it) only; an edit of its ports likewise.
+func TestUpRestartsOnEnvAndPortEdits(t *testing.T) {
+	base := strings.Replace(planWorldBase, `[services.side]
+cmd = "exec sleep 100603"`, `[services.side]
+cmd = "exec sleep 100603"
+env = { MODE = "a" }`, 1)
+	e := newEnv(t, base)
+	e.must("up", "-q", "w")
+	path := e.status().world(t, "w").Path
+	before := pidsOf(t, e, "w")
+
+	edited := strings.Replace(base, `MODE = "a"`, `MODE = "b"`, 1)
+	editWorld(t, e, path, edited)
+	e.must("up", "-q", "w")
+	after := pidsOf(t, e, "w")
+	if after["side"] == before["side"] || !alive(after["side"]) {
+		t.Errorf("side's env changed but it was not restarted: %v → %v", before, after)
+	}
+	if after["api"] != before["api"] || after["worker"] != before["worker"] {
+		t.Errorf("an env edit of side restarted others: %v → %v", before, after)
+	}
+	env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", after["side"]))
+	if !strings.Contains("\x00"+string(env), "\x00MODE=b\x00") {
+		t.Errorf("side does not run with the edited env")
+	}
+
+	edited = strings.Replace(edited, `ports      = ["http"]`, `ports      = ["http", "admin"]`, 1)
+	editWorld(t, e, path, edited)
+	e.must("up", "-q", "w")
+	final := pidsOf(t, e, "w")
+	if final["api"] == after["api"] || final["worker"] == after["worker"] {
+		t.Errorf("api's ports changed but api or its dependent worker was not restarted: %v → %v", after, final)
+	}
+	if final["side"] != after["side"] {
+		t.Errorf("a port edit of api restarted side: %v → %v", after, final)
+	}
+	if ports := e.status().world(t, "w").service(t, "api").Ports; len(ports) != 2 {
+		t.Errorf("api's ports after the edit: %v; want http and admin", ports)
+	}
+}

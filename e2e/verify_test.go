@@ -30,7 +30,7 @@ verify = [
 ]
 `)
 	e.must("up", "-q", "check/me")
-	w := e.status().world(t, "check-me-"+suffix(t, e, "check/me"))
+	w := e.status().world(t, worldOf(t, e, "check/me"))
 
 	r := e.binky("verify", "check/me")
 	if r.code == 0 {
@@ -97,18 +97,6 @@ func lastVerify(t *testing.T, e *env, worktree string) verifyJSON {
 	}
 	t.Fatalf("no verify recorded for %s", worktree)
 	return verifyJSON{}
-}
-
-// suffix returns the hash suffix binky gave a branch, read from status.
-func suffix(t *testing.T, e *env, branch string) string {
-	t.Helper()
-	for _, w := range e.status().Worlds {
-		if w.Branch == branch {
-			return w.Worktree[strings.LastIndexByte(w.Worktree, '-')+1:]
-		}
-	}
-	t.Fatalf("no world for branch %s", branch)
-	return ""
 }
 
 func runGit(t *testing.T, e *env, dir string, args ...string) {

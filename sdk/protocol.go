@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 )
 
 // Protocol is the version of the adapter protocol this package speaks. A
@@ -128,6 +130,63 @@ type ResolveRequest struct {
 type ResolveResponse struct {
 	Address string            `json:"address"`
 	Values  map[string]string `json:"values,omitempty"`
+	// Secret lists the keys of Values that hold a credential (a
+	// password, a key): the host masks those values in every log, event
+	// and status. A key listed here must be in Values. The address's own
+	// credentials need no listing: the host finds them in the URL.
+	Secret []string `json:"secret,omitempty"`
+}
+
+// SetValue sets the value key, creating Values when needed.
+func (r *ResolveResponse) SetValue(key, value string) {
+	if r.Values == nil {
+		r.Values = map[string]string{}
+	}
+	r.Values[key] = value
+}
+
+// SetSecret sets the value key and lists it in Secret (once).
+func (r *ResolveResponse) SetSecret(key, value string) {
+	r.SetValue(key, value)
+	if !slices.Contains(r.Secret, key) {
+		r.Secret = append(r.Secret, key)
+	}
+}
+
+// Connection-part value keys: what SQL and URL adapters resolve beside the
+// address, so a binky.toml can build the URL a framework wants
+// (mysql2://${db.user}:${db.password}@${db.host}:${db.port}/${db.database}).
+const (
+	ValueUser     = "user"
+	ValuePassword = "password" // always listed in Secret
+	ValueHost     = "host"
+	ValuePort     = "port"
+	ValueDatabase = "database"
+)
+
+// SetConnParts sets the values user, password (a secret), host and port
+// from a server URL: user and password are the URL's (empty when it has
+// none, so a token built from them still renders), host is its host name
+// (an IPv6 address without brackets) and port its port, or defaultPort
+// when it names none. A URL without a host sets neither host nor port.
+func (r *ResolveResponse) SetConnParts(u *url.URL, defaultPort string) {
+	var user, pw string
+	if u.User != nil {
+		user = u.User.Username()
+		pw, _ = u.User.Password()
+	}
+	r.SetValue(ValueUser, user)
+	r.SetSecret(ValuePassword, pw)
+	if h := u.Hostname(); h != "" {
+		r.SetValue(ValueHost, h)
+		port := u.Port()
+		if port == "" {
+			port = defaultPort
+		}
+		if port != "" {
+			r.SetValue(ValuePort, port)
+		}
+	}
 }
 
 // CloneRequest asks for Slice to become a copy of Source.
@@ -137,8 +196,8 @@ type CloneRequest struct {
 	Source string `json:"source"`
 }
 
-// CloneResponse says how the copy was made (for example "file_copy+clone"
-// or "wal_log"), for the event log.
+// CloneResponse says how the copy was made (for example "file_copy,
+// copy-on-write" or "wal_log"), for the event log and the golden record.
 type CloneResponse struct {
 	Method string `json:"method,omitempty"`
 }

@@ -7,6 +7,10 @@
 //     template migrated and seeded once, and a clone per world
 //     (`binky up`).
 //
+// A third arm, C (--arms c, cow.go), measures disk instead: worlds cloned
+// copy-on-write on PostgreSQL 18 through binky-adapter-postgres, by
+// template size, beside WAL_LOG copies on the same server.
+//
 // Worlds are added one at a time up to the largest N of the sweep. After
 // each, the arm's memory is the sum of the proportional set size (PSS) of
 // every process it keeps running, read when no outside client is visiting

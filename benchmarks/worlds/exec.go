@@ -43,3 +43,19 @@ func run(ctx context.Context, c command) (string, error) {
 func (c command) String() string {
 	return strings.Join(append([]string{c.name}, c.args...), " ")
 }
+
+// runInput is run with stdin fed from in.
+func runInput(ctx context.Context, c command, in []byte) (string, error) {
+	cmd := exec.CommandContext(ctx, c.name, c.args...)
+	cmd.Dir = c.dir
+	cmd.Env = c.env
+	cmd.WaitDelay = 10 * time.Second
+	ownGroup(cmd)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil && stdout.Len() == 0 {
+		return "", fmt.Errorf("%s: %w\n%s", c, err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}

@@ -28,6 +28,11 @@ type options struct {
 	binDir   string
 	json     bool
 	settle   time.Duration
+	// Arm C (cow.go).
+	cowAdminURL string
+	cowSizes    []int // MB
+	cowWorlds   int
+	walWorlds   int
 }
 
 func main() {
@@ -51,9 +56,13 @@ func main() {
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("worlds", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sweep := fs.String("sweep", "1,2,4,8", "numbers of worlds to report (comma-separated); worlds are added one at a time up to the largest")
-	arms := fs.String("arms", "a,b", "arms to run: a (a private server per world), b (Binky)")
 	o := options{}
+	sweep := fs.String("sweep", "1,2,4,8", "numbers of worlds to report (comma-separated); worlds are added one at a time up to the largest")
+	arms := fs.String("arms", "a,b", "arms to run: a (a private server per world), b (Binky), c (copy-on-write clones on PostgreSQL 18, by template size)")
+	cowSizes := fs.String("cow-sizes", "100,500,2000", "arm C: template sizes in MB")
+	fs.StringVar(&o.cowAdminURL, "cow-admin-url", "postgres://postgres@127.0.0.1:5418/postgres", "arm C: a PostgreSQL 18 server on a reflink filesystem whose data directory is readable here (scripts/testenv up pg18)")
+	fs.IntVar(&o.cowWorlds, "cow-worlds", 8, "arm C: copy-on-write worlds per template size")
+	fs.IntVar(&o.walWorlds, "wal-worlds", 2, "arm C: WAL_LOG copies per template size, for comparison")
 	fs.IntVar(&o.rows, "rows", 200000, "rows seeded into every world")
 	fs.StringVar(&o.adminURL, "admin-url", "postgres://postgres@127.0.0.1:5432/postgres", "arm B: the shared PostgreSQL server (a superuser; becomes PG_ADMIN_URL)")
 	fs.StringVar(&o.pgBin, "pg-bin", "", "arm A: directory holding initdb, pg_ctl and postgres (default: the newest /usr/lib/postgresql/*/bin)")
@@ -72,6 +81,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.arms, err = parseArms(*arms); err != nil {
 		return o, err
+	}
+	if slices.Contains(o.arms, "c") {
+		if o.cowSizes, err = parseSizes(*cowSizes); err != nil {
+			return o, err
+		}
+		if o.cowWorlds < 1 || o.walWorlds < 1 {
+			return o, fmt.Errorf("--cow-worlds %d, --wal-worlds %d: want at least 1 of each", o.cowWorlds, o.walWorlds)
+		}
 	}
 	if o.rows < 1 {
 		return o, fmt.Errorf("--rows %d: want at least 1", o.rows)
@@ -93,12 +110,25 @@ func parseSweep(s string) ([]int, error) {
 	return slices.Compact(out), nil
 }
 
+// parseSizes reads "100,500,2000": template sizes in MB, in order.
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 100000 {
+			return nil, fmt.Errorf("--cow-sizes %q: %q is not a size in MB from 1 to 100000", s, strings.TrimSpace(f))
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 func parseArms(s string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		f = strings.ToLower(strings.TrimSpace(f))
-		if f != "a" && f != "b" {
-			return nil, fmt.Errorf("--arms %q: %q is neither a (a private server per world) nor b (Binky)", s, f)
+		if f != "a" && f != "b" && f != "c" {
+			return nil, fmt.Errorf("--arms %q: %q is none of a (a private server per world), b (Binky), c (copy-on-write on PostgreSQL 18)", s, f)
 		}
 		if !slices.Contains(out, f) {
 			out = append(out, f)
@@ -149,6 +179,15 @@ func benchmark(ctx context.Context, o options, args []string, stdout, stderr io.
 	progress := stderr
 	var runErr error
 	for _, name := range o.arms {
+		if name == "c" {
+			cow, err := runCoW(ctx, o, work, u, progress)
+			rep.CoW = cow
+			if err != nil {
+				runErr = fmt.Errorf("arm C: %w", err)
+				break
+			}
+			continue
+		}
 		mark := u.mark()
 		res, err := runArm(ctx, name, o, work, maxN, u, progress)
 		if ctx.Err() != nil {
@@ -177,7 +216,7 @@ func benchmark(ctx context.Context, o options, args []string, stdout, stderr io.
 	}
 	rep.Machine.LoadAfter = loadAvg()
 	rep.compare()
-	if len(rep.Arms) > 0 {
+	if len(rep.Arms) > 0 || len(rep.CoW) > 0 {
 		if o.json {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")

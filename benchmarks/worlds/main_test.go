@@ -45,7 +45,9 @@ func TestParseFlags(t *testing.T) {
 		{args: nil, wantArms: []string{"a", "b"}, wantRows: 200000},
 		{args: []string{"--arms", "b,A,b", "--rows", "10"}, wantArms: []string{"a", "b"}, wantRows: 10},
 		{args: []string{"--arms", "b"}, wantArms: []string{"b"}, wantRows: 200000},
-		{args: []string{"--arms", "c"}, wantErr: true},
+		{args: []string{"--arms", "d"}, wantErr: true},
+		{args: []string{"--arms", "c", "--cow-sizes", "100,x"}, wantErr: true},
+		{args: []string{"--arms", "c", "--cow-worlds", "0"}, wantErr: true},
 		{args: []string{"--rows", "0"}, wantErr: true},
 		{args: []string{"extra"}, wantErr: true},
 	}

@@ -281,3 +281,12 @@ func kernel() string {
 	b, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	return strings.TrimSpace(string(b))
 }
+
+// usedBytes is the used space of the filesystem holding path.
+func usedBytes(path string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Blocks-st.Bfree) * st.Bsize, nil
+}

@@ -22,3 +22,5 @@ func findPostmaster(string) (int, error) { return 0, errNotLinux }
 func loadAvg() string { return "" }
 
 func kernel() string { return "" }
+
+func usedBytes(string) (int64, error) { return 0, errNotLinux }

@@ -83,6 +83,8 @@ type report struct {
 	Complete bool        `json:"complete"`
 	// WholeMemory says the whole_* figures were measured (they need root).
 	WholeMemory bool `json:"whole_memory"`
+	// CoW is arm C, per template size (cow.go).
+	CoW []cowSize `json:"cow,omitempty"`
 }
 
 func (r *armResult) at(n int) (world, bool) {
@@ -142,6 +144,12 @@ func (r *report) writeTable(w io.Writer) {
 			fmt.Fprintf(w, "; %s", a.Notes)
 		}
 		fmt.Fprintln(w)
+	}
+	if len(r.CoW) > 0 {
+		defer writeCoWTable(w, r.CoW)
+	}
+	if len(r.Arms) == 0 {
+		return
 	}
 	fmt.Fprintln(w)
 	head := []string{"N"}

@@ -13,7 +13,7 @@ import (
 )
 
 type goldenCmd struct {
-	List    goldenListCmd    `cmd:"" default:"withargs" help:"One line per golden template: project, service, key, adapter, size, age, last use, worlds cloned from it."`
+	List    goldenListCmd    `cmd:"" default:"withargs" help:"One line per golden template: project, service, key, adapter, size, whether its worlds are copy-on-write, age, last use, worlds cloned from it."`
 	Rebuild goldenRebuildCmd `cmd:"" help:"Drop a template (or every template of --project) so the next up builds it again from that worktree's inputs."`
 	Drop    goldenDropCmd    `cmd:"" help:"Drop a template (or every template of --project) through its adapter and forget it."`
 }
@@ -42,10 +42,10 @@ func (c *goldenListCmd) Run(g *globals) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROJECT\tSERVICE/CLONE_FROM\tKEY\tADAPTER\tSIZE\tAGE\tLAST USE\tWORLDS\tTEMPLATE")
+	fmt.Fprintln(tw, "PROJECT\tSERVICE/CLONE_FROM\tKEY\tADAPTER\tSIZE\tCOPY-ON-WRITE\tAGE\tLAST USE\tWORLDS\tTEMPLATE")
 	for _, t := range res.Templates {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			dash(t.Project), dash(t.Service)+"/"+dash(t.CloneFrom), templateKey(t), t.Adapter, humanSize(t.Size),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			dash(t.Project), dash(t.Service)+"/"+dash(t.CloneFrom), templateKey(t), t.Adapter, humanSize(t.Size), cowLabel(t),
 			strings.TrimSuffix(since(t.Created), " ago"), since(t.LastUsed), dash(strings.Join(t.Worlds, ",")), t.Name+templateState(t))
 	}
 	return tw.Flush()
@@ -101,6 +101,20 @@ func (c *goldenTarget) act(g *globals, action string) error {
 		return &exitError{Code: 1, Err: fmt.Errorf("golden %s: %w", action, callErr)}
 	}
 	return nil
+}
+
+// cowLabel says whether the template's worlds share its blocks: yes, no
+// (copied), "unverified" (asked for, not seen), "-" (not cloned yet).
+func cowLabel(t api.GoldenTemplate) string {
+	switch t.CopyOnWrite {
+	case "copy-on-write":
+		return "yes"
+	case "copied":
+		return "no"
+	case "":
+		return "-"
+	}
+	return t.CopyOnWrite
 }
 
 // templateState marks a template that is not ready to clone.

@@ -92,11 +92,17 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 				where = s.Address
 			}
 			extra := ""
+			if s.Clone != "" {
+				extra = "  cloned: " + s.Clone
+			}
 			switch {
 			case s.Reason != "":
 				extra = "  " + st.paint(ansiRed, s.Reason)
 			case s.Error != "":
 				extra = "  " + st.paint(ansiRed, s.Error)
+			}
+			if s.Warning != "" {
+				extra += "  " + st.paint(ansiYellow, "warning: "+s.Warning)
 			}
 			fmt.Fprintf(tw, "    %s\t%s\tpid %s\tport %s\t%s%s\n", s.Name, st.paint(stateColor(s.State), s.State), pid, port, where, extra)
 			if len(s.LogTail) > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/warm"
+	"github.com/binkyhq/binky/host/worktree"
 )
 
 // checkCmd validates a binky.toml and flags footguns. Exit status: 0 when
@@ -86,7 +87,7 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 			known = c.known(ctx)
 		}
 		ds = append(ds, config.CheckAdapterNames(path, string(src), cfg, known)...)
-		ds = append(ds, config.CheckEnvFiles(path, filepath.Dir(path), cfg)...)
+		ds = append(ds, config.CheckEnvFiles(path, envFileRoots(ctx, filepath.Dir(path)), cfg)...)
 		ds = append(ds, warm.Check(ctx, path, path, cfg)...)
 		slices.SortStableFunc(ds, func(a, b config.Diagnostic) int { return a.Line - b.Line })
 	}
@@ -149,4 +150,19 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// envFileRoots is where binky up would look for the env files of the
+// worktree at dir: the worktree, then the repository's main worktree.
+func envFileRoots(ctx context.Context, dir string) config.EnvFileRoots {
+	at := config.EnvFileRoots{Root: dir}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return at
+	}
+	if main := worktree.MainRoot(abs); main != "" {
+		at.Main = main
+		at.Ignored = func(rel string) bool { return worktree.Ignored(ctx, abs, rel) }
+	}
+	return at
 }

@@ -218,6 +218,11 @@ type GoldenTemplate struct {
 	// Error is why dropping this template failed (drop and rebuild of
 	// several report each one's result).
 	Error string `json:"error,omitempty"`
+	// Method is how the adapter said the latest clone of it was made;
+	// CopyOnWrite reads it: "copy-on-write" (its worlds share its blocks),
+	// "copied", "unverified" (asked for, not seen), "" (never cloned).
+	Method      string `json:"method,omitempty"`
+	CopyOnWrite string `json:"copy_on_write,omitempty"`
 }
 
 // World describes one worktree's world.
@@ -301,6 +306,7 @@ type Service struct {
 	Kind     string         `json:"kind"`
 	State    string         `json:"state"`
 	Pid      int            `json:"pid,omitempty"`
+	Warning  string         `json:"warning,omitempty"` // a running service listening beyond loopback: reachable from other machines
 	Port     int            `json:"port,omitempty"`
 	Ports    map[string]int `json:"ports,omitempty"`
 	URL      string         `json:"url,omitempty"`
@@ -314,6 +320,9 @@ type Service struct {
 	Reason string `json:"reason,omitempty"`
 	// LogTail is the last lines of a failed service's log, redacted.
 	LogTail []string `json:"log_tail,omitempty"`
+	// Clone is how the slice was cloned from its golden template, as the
+	// adapter said ("file_copy, copy-on-write"); "" when it was not.
+	Clone string `json:"clone,omitempty"`
 }
 
 // Verify is the last verify run of a world.

@@ -2,95 +2,51 @@ package compose
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/binkyhq/binky/host/config"
 )
 
 // This file decides which compose values init may write into binky.toml
 // as they are. It is deliberately wider than host/config's rule
-// (secretName and literalCredential in host/config/secrets.go): everything
-// that rule calls a secret must be a secret here too, or binky check would
-// warn about the file init wrote. TestSecretRuleCoversConfig holds the two
-// together; change them together.
+// (config.SecretName), which it calls: everything that rule calls a secret
+// is a secret here too, or binky check would warn about the file init
+// wrote. TestSecretRuleCoversConfig checks the two together.
 
-var (
-	// configSecretWords and configSecretPairs are host/config's words.
-	configSecretWords = []string{"PASSWORD", "PASSWD", "SECRET", "SECRETS", "TOKEN", "TOKENS", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PRIVATEKEY"}
-	configSecretPairs = [][2]string{{"API", "KEY"}, {"ACCESS", "KEY"}, {"PRIVATE", "KEY"}, {"SECRET", "KEY"}, {"AUTH", "KEY"}, {"SIGNING", "KEY"}, {"ENCRYPTION", "KEY"}, {"CLIENT", "SECRET"}}
-	// initSecretWords are the words init adds: a name holding one of
-	// them is never written with its value, whatever the value is.
-	initSecretWords = []string{"KEY", "KEYS", "AUTH", "PRIVATE", "DSN", "PASS", "PWD", "PASSPHRASE", "SALT", "PEPPER", "JWT", "BEARER", "COOKIE", "SIGNATURE", "CERT", "LICENSE", "WEBHOOK"}
-	// notSecretLast name where a secret lives, not the secret
-	// (DB_PASSWORD_FILE, AUTH_URL): host/config's list.
-	notSecretLast = []string{"FILE", "PATH", "DIR", "URL", "ENDPOINT", "HEADER", "NAME", "TTL", "LENGTH", "EXPIRY"}
-)
+// initSecretWords are the words init adds to host/config's rule: a name
+// holding one of them is never written with its value, whatever the
+// value is.
+var initSecretWords = []string{"KEY", "KEYS", "AUTH", "PRIVATE", "DSN", "PASS", "PWD", "PASSPHRASE", "SALT", "PEPPER", "JWT", "BEARER", "COOKIE", "SIGNATURE", "CERT", "LICENSE", "WEBHOOK"}
 
-// configSecretName is host/config's secretName: a name binky check warns
-// about when its value is a literal.
-func configSecretName(name string) bool {
-	return nameHas(name, configSecretWords, configSecretPairs)
-}
+// notSecretLast name where a secret lives, not the secret
+// (DB_PASSWORD_FILE, AUTH_URL), as host/config's rule reads them.
+var notSecretLast = []string{"FILE", "PATH", "DIR", "URL", "ENDPOINT", "HEADER", "NAME", "TTL", "LENGTH", "EXPIRY"}
+
+// configSecretName is host/config's rule: a name binky check warns about
+// when its value is a literal.
+func configSecretName(name string) bool { return config.SecretName(name) }
 
 // SecretName reports whether init treats a variable named name as a
 // secret: host/config's rule, plus any word of initSecretWords.
 func SecretName(name string) bool {
-	return nameHas(name, configSecretWords, configSecretPairs) || nameHas(name, initSecretWords, nil)
-}
-
-func nameHas(name string, words []string, pairs [][2]string) bool {
+	if config.SecretName(name) {
+		return true
+	}
 	ws := splitWords(name)
-	if len(ws) == 0 {
+	if len(ws) == 0 || slices.Contains(notSecretLast, ws[len(ws)-1]) {
 		return false
 	}
-	last := ws[len(ws)-1]
-	for _, s := range notSecretLast {
-		if last == s {
-			return false
-		}
-	}
-	for i, w := range ws {
-		for _, s := range words {
-			if w == s {
-				return true
-			}
-		}
-		if i > 0 {
-			for _, p := range pairs {
-				if ws[i-1] == p[0] && w == p[1] {
-					return true
-				}
-			}
+	for _, w := range ws {
+		if slices.Contains(initSecretWords, w) {
+			return true
 		}
 	}
 	return false
 }
 
-// splitWords splits on _ - . and space and on lower→upper camel-case
-// boundaries, and upper-cases the words (host/config's splitWords).
-func splitWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	flush := func() {
-		if cur.Len() > 0 {
-			words = append(words, strings.ToUpper(cur.String()))
-			cur.Reset()
-		}
-	}
-	prevLower := false
-	for _, r := range s {
-		switch {
-		case r == '_' || r == '-' || r == '.' || r == ' ':
-			flush()
-			prevLower = false
-			continue
-		case r >= 'A' && r <= 'Z' && prevLower:
-			flush()
-		}
-		cur.WriteRune(r)
-		prevLower = r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
-	}
-	flush()
-	return words
-}
+// splitWords is host/config's: upper-cased words of a name.
+func splitWords(s string) []string { return config.NameWords(s) }
 
 var (
 	// kvPassword and dsnPassword are host/config's: password=… settings

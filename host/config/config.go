@@ -61,6 +61,9 @@ type Project struct {
 	// IdleSuspend suspends a world after this long with no proxied request
 	// and no CPU; zero never.
 	IdleSuspend time.Duration
+	// Secrets names ${env.NAME} variables whose values are secrets although
+	// their names do not say so (see SecretEnv).
+	Secrets []string
 }
 
 // Service is one [services.<name>] table: a cmd service (a process binky

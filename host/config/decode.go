@@ -11,7 +11,7 @@ import (
 // The schema: every key a binky.toml may hold, per table.
 var (
 	topKeys      = []string{"project", "services", "agents", "worktree"}
-	projectKeys  = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep", "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend"}
+	projectKeys  = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep", "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend", "secrets"}
 	commonKeys   = []string{"cmd", "adapter", "depends_on", "env"}
 	cmdKeys      = []string{"cwd", "env_file", "ports", "url", "health", "restart", "watch", "stop_signal", "stop_timeout"}
 	adapterKeys  = []string{"admin_url", "migrate", "seed", "clone_from", "inputs", "timeout", "config"}
@@ -53,6 +53,10 @@ func (d *decoder) errorf(path []string, hint, format string, args ...any) {
 
 func (d *decoder) warnf(path []string, hint, format string, args ...any) {
 	d.report(SeverityWarning, path, hint, format, args...)
+}
+
+func (d *decoder) notef(path []string, format string, args ...any) {
+	d.report(SeverityNote, path, "", format, args...)
 }
 
 // keyName renders a path the way it would be written in TOML.
@@ -279,6 +283,8 @@ func (d *decoder) project(p *Project, m map[string]any) {
 			d.goldenKeep(p, v, kp)
 		case "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend":
 			d.admission(p, k, v, kp)
+		case "secrets":
+			d.secrets(p, v, kp)
 		default:
 			d.unknown(path, k, projectKeys, "[project]")
 		}
@@ -349,5 +355,21 @@ func (d *decoder) services(c *Config, m map[string]any) {
 		}
 		c.Services[name] = d.service(name, sm)
 		c.Order = append(c.Order, name)
+	}
+}
+
+// secrets decodes [project] secrets: a list of ${env.NAME} variable names
+// whose values binky masks although their names do not look secret.
+func (d *decoder) secrets(p *Project, v any, path []string) {
+	list, ok := d.strList(v, path)
+	if !ok {
+		return
+	}
+	for i, n := range list {
+		if !envNameRE.MatchString(n) {
+			d.errorf(join(path, elem(i)), "list variable names as written in ${env.NAME}, e.g. secrets = [\"SESSION_SEED\"]", "project.secrets: %s is not a variable name", quote(n))
+			continue
+		}
+		p.Secrets = append(p.Secrets, n)
 	}
 }

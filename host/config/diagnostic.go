@@ -16,6 +16,9 @@ const (
 	SeverityError Severity = "error"
 	// SeverityWarning flags a footgun; the config still works.
 	SeverityWarning Severity = "warning"
+	// SeverityNote says what binky will do with a setting that is not the
+	// usual case (an absolute cwd, env PORT = ""); nothing to fix.
+	SeverityNote Severity = "note"
 )
 
 // Diagnostic is one problem in a binky.toml.
@@ -52,12 +55,14 @@ func (ds Diagnostics) HasErrors() bool {
 	return false
 }
 
-// Count returns the number of errors and of warnings.
+// Count returns the number of errors and of warnings (notes are
+// neither).
 func (ds Diagnostics) Count() (errors, warnings int) {
 	for _, d := range ds {
-		if d.Severity == SeverityError {
+		switch d.Severity {
+		case SeverityError:
 			errors++
-		} else {
+		case SeverityWarning:
 			warnings++
 		}
 	}

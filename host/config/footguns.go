@@ -197,12 +197,12 @@ func checkRef(d *decoder, c *Config, self *Service, path []string, ref string) {
 		return
 	case "worktree":
 		if ref != tokens.WorktreeName && ref != tokens.WorktreePath {
-			d.warnf(path, didYouMean(ref, []string{tokens.WorktreeName, tokens.WorktreePath}, "use ${worktree.name} or ${worktree.path}"), "%s is not a token and is left as written", tok)
+			d.errorf(path, didYouMean(ref, []string{tokens.WorktreeName, tokens.WorktreePath}, "use ${worktree.name} or ${worktree.path}"), "%s is not a token: worktree has name and path", tok)
 		}
 		return
 	case "project":
 		if ref != tokens.ProjectName {
-			d.warnf(path, "use ${project.name}", "%s is not a token and is left as written", tok)
+			d.errorf(path, didYouMean(ref, []string{tokens.ProjectName}, "use ${project.name}"), "%s is not a token: project has name", tok)
 		}
 		return
 	case tokens.Self:
@@ -228,6 +228,12 @@ func checkRef(d *decoder, c *Config, self *Service, path []string, ref string) {
 }
 
 // checkField checks the field part of a service token (port, ports.x…).
+// A field the service does not have is an error with the nearest field:
+// binky would otherwise hand the service the literal text. For an adapter
+// service the fields are url, port, host and the adapter's values
+// (AdapterValues); a third-party adapter's values are not known before it
+// answers, so there an unknown field is an error only when it is a likely
+// typo of a known one, and a warning otherwise.
 func checkField(d *decoder, s *Service, isSelf bool, path []string, tok string, field []string) {
 	who := "services." + s.Name
 	ports := s.PortNames()
@@ -238,23 +244,42 @@ func checkField(d *decoder, s *Service, isSelf bool, path []string, tok string, 
 		case s.IsAdapter() && field[0] == tokens.FieldPort:
 			// The port of the adapter's address, when it has one.
 		case s.IsAdapter():
-			d.warnf(path, "an adapter slice has no named ports: use ${"+refName(isSelf, s)+".url}, or ${"+refName(isSelf, s)+".port} for its address's port", "%s: %s is an adapter slice; the token is left as written", tok, who)
+			d.errorf(path, "an adapter slice has no named ports: use ${"+refName(isSelf, s)+".url}, or ${"+refName(isSelf, s)+".port} for its address's port", "%s: %s is an adapter slice and has no ports.<name>", tok, who)
 		case len(ports) == 0:
 			d.warnf(path, askHint, "%s: %s asks for no port, so the token is left as written", tok, who)
 		case field[0] == tokens.FieldPorts && len(field) != 2:
-			d.warnf(path, "write ${"+refName(isSelf, s)+".ports.<name>}", "%s is not a token and is left as written", tok)
+			d.errorf(path, "write ${"+refName(isSelf, s)+".ports.<name>}", "%s is not a token: %s has ports.<name>", tok, who)
 		case field[0] == tokens.FieldPort && len(field) != 1:
-			d.warnf(path, "write ${"+refName(isSelf, s)+".port}", "%s is not a token and is left as written", tok)
+			d.errorf(path, "write ${"+refName(isSelf, s)+".port}", "%s is not a token: %s has port", tok, who)
 		case field[0] == tokens.FieldPorts && !slices.Contains(ports, field[1]):
-			d.warnf(path, didYouMean(field[1], ports, "its ports are "+strings.Join(ports, ", ")), "%s: %s has no port named %s", tok, who, quote(field[1]))
+			d.errorf(path, didYouMean(field[1], ports, "its ports are "+strings.Join(ports, ", ")), "%s: %s has no port named %s", tok, who, quote(field[1]))
 		}
 	case tokens.FieldURL, tokens.FieldHost:
 		if !s.IsAdapter() && len(ports) == 0 {
 			d.warnf(path, askHint, "%s: %s asks for no port, so it has no %s; the token is left as written", tok, who, field[0])
 		}
 	default:
+		name := strings.Join(field, ".")
 		if !s.IsAdapter() {
-			d.warnf(path, "a cmd service has port, ports.<name>, url and host", "%s: %s has no field %s; the token is left as written", tok, who, quote(strings.Join(field, ".")))
+			fields := []string{tokens.FieldPort, tokens.FieldURL, tokens.FieldHost}
+			for _, p := range ports {
+				fields = append(fields, tokens.FieldPorts+"."+p)
+			}
+			d.errorf(path, didYouMean(name, fields, "a cmd service has port, ports.<name>, url and host"), "%s: %s has no field %s", tok, who, quote(name))
+			return
+		}
+		known, sure := AdapterValues(s.Adapter)
+		if slices.Contains(known, name) {
+			return
+		}
+		fields := append([]string{tokens.FieldURL}, known...)
+		hint := didYouMean(name, fields, "its fields are "+strings.Join(fields, ", "))
+		switch {
+		case sure || suggest(name, fields) != "":
+			d.errorf(path, hint, "%s: %s (adapter %s) has no field %s", tok, who, s.Adapter, quote(name))
+		default:
+			d.warnf(path, "binky knows "+strings.Join(fields, ", ")+"; a value adapter "+s.Adapter+" does not return stays as written",
+				"%s: %s (adapter %s) may have no field %s", tok, who, s.Adapter, quote(name))
 		}
 	}
 }

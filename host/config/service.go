@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,9 +42,7 @@ func (d *decoder) service(name string, m map[string]any) *Service {
 		case "cwd":
 			if cwd, ok := d.nonEmpty(v, kp); ok {
 				s.Cwd = cwd
-				if outsideWorktree(cwd) {
-					d.warnf(kp, "cwd is relative to the worktree root; a directory outside it is shared by every worktree", "cwd %s points outside the worktree", quote(cwd))
-				}
+				d.cwd(cwd, kp)
 			}
 		case "env_file":
 			s.EnvFile, _ = d.nonEmpty(v, kp)
@@ -176,6 +176,9 @@ func (d *decoder) env(v any, path []string) map[string]string {
 			continue
 		}
 		env[k] = s
+		if k == tokens.PortEnv && s == "" {
+			d.notef(kp, `env PORT = "" unsets $PORT: binky sets none for this service and drops the caller's; pass the port with ${self.port}`)
+		}
 	}
 	return env
 }
@@ -403,4 +406,47 @@ func outsideWorktree(p string) bool {
 		}
 	}
 	return false
+}
+
+// cwd checks a service's cwd. An absolute one is honoured as written (an
+// app installed outside the repository, such as /usr/share/redmine): it
+// must be an existing directory, and every world of the project runs
+// there, which check notes. A relative one that climbs out of the
+// worktree is shared by every worktree: a warning.
+func (d *decoder) cwd(cwd string, kp []string) {
+	switch {
+	case strings.Contains(cwd, "${"):
+	case filepath.IsAbs(cwd):
+		st, err := os.Stat(cwd)
+		switch {
+		case err != nil:
+			d.errorf(kp, "create it, or write cwd relative to the worktree root", "cwd %s does not exist", quote(cwd))
+		case !st.IsDir():
+			d.errorf(kp, "cwd is the directory the command runs in", "cwd %s is not a directory", quote(cwd))
+		default:
+			d.notef(kp, "cwd %s is absolute: the service runs there in every world, not in its worktree", quote(cwd))
+		}
+	case outsideWorktree(cwd):
+		d.warnf(kp, "cwd is relative to the worktree root; a directory outside it is shared by every worktree", "cwd %s points outside the worktree", quote(cwd))
+	}
+}
+
+// Dir is the directory a cmd service runs in: its cwd when absolute,
+// else cwd under root (the worktree), else root.
+func (s *Service) Dir(root string) string {
+	switch {
+	case s.Cwd == "":
+		return root
+	case filepath.IsAbs(s.Cwd):
+		return s.Cwd
+	}
+	return filepath.Join(root, s.Cwd)
+}
+
+// UnsetsPort reports whether the service's env writes PORT = "": binky
+// then sets no $PORT for it and removes one the caller's environment
+// has (some frameworks read $PORT as "listen on every interface").
+func (s *Service) UnsetsPort() bool {
+	v, ok := s.Env[tokens.PortEnv]
+	return ok && v == ""
 }

@@ -57,6 +57,15 @@ func validate(d *decoder, c *Config) {
 		}
 		seen[name] = true
 	}
+	if len(c.Project.Secrets) > 0 {
+		used := c.EnvNames()
+		for _, n := range c.Project.Secrets {
+			if !slices.Contains(used, n) {
+				d.warnf([]string{"project", "secrets"}, didYouMean(n, used, "list the NAME of a ${env.NAME} this file uses"),
+					"project.secrets names %s, which no ${env.%s} token reads", n, n)
+			}
+		}
+	}
 	if _, ok := d.raw["services"]; !ok {
 		d.warnf([]string{"services"}, `add a [services.<name>] table with cmd or adapter`, "no services: binky up would start nothing")
 	}

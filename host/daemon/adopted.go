@@ -19,16 +19,14 @@ import (
 // wherever it is); remove takes the world and leaves the worktree to the
 // tool that made it unless asked (api.RemoveArgs.RemoveWorktree).
 
-// worldName is the name of the world of wt in project. A branch names it
-// (worktreeName). A detached HEAD has no branch: the world a detached
-// worktree was first brought up as keeps its name; a new one is named
-// after the worktree's directory, with a short hash of its path when
-// another worktree's world already holds that name.
-func (d *Daemon) worldName(ctx context.Context, project string, wt worktree.Worktree) string {
+// detachedWorldName is the name of the world of wt, a worktree on a
+// detached HEAD, in project (a branch's is branchWorldName's). It has no
+// branch to be named after: the world it was first brought up as keeps
+// its name; a new one is named after the worktree's directory
+// (worktreeName), with a short hash of its path when another worktree's
+// world already holds that name.
+func (d *Daemon) detachedWorldName(ctx context.Context, project string, wt worktree.Worktree) string {
 	name := worktreeName(wt)
-	if wt.Branch != "" {
-		return name
-	}
 	all, err := d.reg.Worktrees(ctx)
 	if err != nil {
 		return name

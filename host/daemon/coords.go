@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/dotenv"
 	"github.com/binkyhq/binky/host/tokens"
+	"github.com/binkyhq/binky/host/worktree"
 )
 
 // portPlan assigns each port-asking cmd service its ports from a block
@@ -198,6 +198,18 @@ func resolveEnvOf(src tokens.Source, cfg *config.Config, root string, caller map
 	return out, nil
 }
 
+// addSecrets registers with the redactor the resolved ${env.*} values
+// that are secrets (config.SecretEnv: a secret-looking name, a URL with a
+// password, a value reaching admin_url, [project] secrets) and returns
+// them, for the registry. Other values are ordinary text and stay visible.
+func (d *Daemon) addSecrets(cfg *config.Config, env map[string]string) []string {
+	secrets := config.SecretValues(cfg, env)
+	for _, v := range secrets {
+		d.redact.Add(v)
+	}
+	return secrets
+}
+
 type envFile struct {
 	path string
 	vals map[string]string
@@ -217,10 +229,9 @@ func envFiles(cfg *config.Config, root string) ([]envFile, error) {
 		}
 	}
 	var out []envFile
+	main := worktree.MainRoot(root)
 	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
+		p = config.EnvFilePath(p, root, main)
 		if seen[p] {
 			continue
 		}
@@ -228,7 +239,7 @@ func envFiles(cfg *config.Config, root string) ([]envFile, error) {
 		vals, err := dotenv.ReadFile(p)
 		if err != nil {
 			if os.IsNotExist(err) || strings.Contains(err.Error(), "no such file") {
-				return nil, errorf("invalid", "env_file %s does not exist (create it, or remove env_file from binky.toml)", p)
+				return nil, errorf("invalid", "env_file %s does not exist, in this worktree or the main one (create it, or remove env_file from binky.toml)", p)
 			}
 			return nil, fmt.Errorf("read env_file: %w", err)
 		}

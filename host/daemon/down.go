@@ -312,9 +312,7 @@ func (d *Daemon) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	if err != nil {
 		return nil, errorf(api.CodeInvalid, "%v (nothing was removed)", err)
 	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
+	d.addSecrets(cfg, envVals)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
 	coords := w.coords()
 	for _, sv := range slices {

@@ -52,7 +52,8 @@ func (d *Daemon) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 	}
 	coords := w.coords()
 	admin := d.target(w, svc, name, coords).AdminURL
-	key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs}, rec.Path)
+	envSum := golden.EnvSum(golden.TemplateEnv(svc.Env, svc.Name, coords))
+	key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs, EnvSum: envSum}, rec.Path)
 	if err != nil {
 		return slice{}, errorf(api.CodeInvalid, "key the golden template of %s in %s: %v", svc.Name, rec.Path, err)
 	}
@@ -72,7 +73,7 @@ func (d *Daemon) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 	res, err := conn.Clone(ctx, &sdk.CloneRequest{Target: t, Source: tmpl})
 	if err == nil {
 		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
-			r.Used(rec.Name, time.Now())
+			r.Cloned(rec.Name, res.Method, time.Now())
 			if perr := store.Put(r); perr != nil {
 				d.log.Warn("record template use", "template", tmpl, "error", perr)
 			}
@@ -126,7 +127,7 @@ func (d *Daemon) ensureGolden(ctx context.Context, s *stream, w *world, rec *reg
 	now := time.Now()
 	nr := &golden.Record{
 		Project: w.project, Service: svc.Name, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter,
-		Server: golden.Server(gt.AdminURL), Slice: gt.Slice, Key: key.Sum, Created: now, LastUsed: now, Path: rec.Path,
+		Server: golden.Server(gt.AdminURL), EnvSum: key.EnvSum, Slice: gt.Slice, Key: key.Sum, Created: now, LastUsed: now, Path: rec.Path,
 		State: golden.StateBuilding,
 	}
 	if err := store.Put(nr); err != nil {

@@ -90,6 +90,7 @@ func (d *Daemon) templateInfo(r *golden.Record, live map[string]map[string]bool)
 		Project: r.Project, Service: r.Service, CloneFrom: r.CloneFrom, Adapter: r.Adapter, Server: r.Server,
 		Name: r.Slice, Key: golden.Short(r.Key), Created: r.Created, LastUsed: r.LastUsed, Legacy: r.Legacy,
 		Size: golden.Size(d.goldenDataDir(r.Adapter), r.Slice), State: r.State,
+		Method: r.Method, CopyOnWrite: golden.Sharing(r.Method),
 	}
 	for _, w := range r.Worlds {
 		if live[r.Project][w] {
@@ -164,9 +165,7 @@ func (d *Daemon) templateTarget(ctx context.Context, a *api.GoldenArgs, r *golde
 		if err != nil {
 			continue
 		}
-		for _, v := range env {
-			d.redact.Add(v)
-		}
+		d.addSecrets(cfg, env)
 		w := &world{cfg: cfg, project: r.Project, path: root, env: env, slices: map[string]slice{}}
 		t := d.target(w, svc, r.Slice, w.coords())
 		if r.Server != "" && golden.Server(t.AdminURL) != r.Server {

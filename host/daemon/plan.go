@@ -64,16 +64,14 @@ func (d *Daemon) specHash(w *world, rec *registry.Worktree, svc *config.Service,
 
 // recordedWorld is rec as it runs: cfg rendered with the world's recorded
 // port block and slices, ${env.*} resolved from the caller (and env
-// files, each value registered as a secret). It also returns the
+// files, the secret ones registered with the redactor). It also returns the
 // registry's services of the world.
 func (d *Daemon) recordedWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string) (*world, []*registry.Service, error) {
 	envVals, err := resolveEnv(cfg, rec.Path, caller)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
+	d.addSecrets(cfg, envVals)
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
@@ -175,9 +173,7 @@ func (d *Daemon) pruneSlice(ctx context.Context, s *stream, rec *registry.Worktr
 	if err != nil {
 		return errorf(api.CodeInvalid, "prune %s: %v", name, err)
 	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
+	d.addSecrets(&config.Config{Order: []string{name}, Services: map[string]*config.Service{name: svc}}, envVals)
 	w := &world{cfg: &config.Config{}, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
 	conn, err := d.openAdapter(ctx, svc)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/tokens"
+	"github.com/binkyhq/binky/host/worktree"
 )
 
 func (d *Daemon) supKey(project, worktree, service string) supervisor.Key {
@@ -59,10 +60,7 @@ func (d *Daemon) startService(ctx context.Context, s *stream, w *world, rec *reg
 
 // serviceSpec renders everything a cmd service needs to run.
 func (d *Daemon) serviceSpec(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) (supervisor.Spec, error) {
-	dir := rec.Path
-	if svc.Cwd != "" {
-		dir = filepath.Join(rec.Path, svc.Cwd)
-	}
+	dir := svc.Dir(rec.Path)
 	env, err := d.serviceEnv(w, rec, svc, coords)
 	if err != nil {
 		return supervisor.Spec{}, err
@@ -138,23 +136,22 @@ func (d *Daemon) serviceEnv(w *world, rec *registry.Worktree, svc *config.Servic
 	if p, ok := coords[svc.Name+".port"]; ok && !svc.IsAdapter() {
 		m["PORT"] = p
 	}
+	if svc.UnsetsPort() {
+		delete(m, "PORT")
+	}
 	m["BINKY_PROJECT"] = rec.Project
 	m["BINKY_WORKTREE"] = rec.Name
 	m["BINKY_WORKTREE_PATH"] = rec.Path
 	return environ(m), nil
 }
 
-// serviceEnvFile reads a service's env_file (relative to its worktree);
-// nil when it has none.
+// serviceEnvFile reads a service's env_file (relative to its worktree,
+// else to the main worktree: config.EnvFilePath); nil when it has none.
 func serviceEnvFile(rec *registry.Worktree, svc *config.Service) (map[string]string, error) {
 	if svc.EnvFile == "" {
 		return nil, nil
 	}
-	p := svc.EnvFile
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(rec.Path, p)
-	}
-	return dotenv.ReadFile(p)
+	return dotenv.ReadFile(config.EnvFilePath(svc.EnvFile, rec.Path, worktree.MainRoot(rec.Path)))
 }
 
 // callerBase copies a caller's environment without what binky withholds

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -222,7 +223,7 @@ func (d *Daemon) resolveSlice(ctx context.Context, conn *adapter.Conn, svc *conf
 		return slice{}, errorf(api.CodeFailed, "resolve %s slice %q for %s: the adapter returned no address", svc.Adapter, t.Slice, svc.Name)
 	}
 	sl := slice{Address: res.Address, Values: res.Values}
-	d.redactSlice(sl)
+	d.redactSlice(sl, res.Secret...)
 	return sl, nil
 }
 
@@ -234,11 +235,17 @@ func (d *Daemon) redactAddress(addr string) {
 }
 
 // redactSlice registers the credentials in a slice's address and values
-// (the mysql adapter's dsn value carries one).
-func (d *Daemon) redactSlice(sl slice) {
+// (the mysql adapter's dsn value carries one), and as a whole secret each
+// value whose key the adapter listed in secret or whose key names a
+// password (the registry keeps values, not the list: a slice read back
+// from it relies on the name).
+func (d *Daemon) redactSlice(sl slice, secret ...string) {
 	d.redactAddress(sl.Address)
-	for _, v := range sl.Values {
+	for k, v := range sl.Values {
 		d.redact.AddAddress(v)
+		if slices.Contains(secret, k) || strings.Contains(strings.ToLower(k), "password") {
+			d.redact.Add(v)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/golden"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
@@ -99,6 +100,9 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 		if sv.Address != "" {
 			out.Address = d.redact.String(redactURL(sv.Address))
 		}
+		if out.Adapter != "" {
+			out.Clone = memo.cloneMethod(d.goldenStore(), rec, sv.Name)
+		}
 		for _, p := range sv.Ports {
 			if out.Port == 0 || p < out.Port {
 				out.Port = p
@@ -118,6 +122,7 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 			switch out.State {
 			case "running", "healthy", "starting":
 				out.Error = "" // an old exit's text says nothing about this run
+				out.Warning = exposedWarning(sv.Ports)
 			case "failed", "lost", "exited":
 				out.LogTail = d.logTail(rec, sv.Name)
 			}
@@ -146,6 +151,23 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 type statusMemo struct {
 	configs map[string]*config.Config // by file text; nil: does not parse
 	heads   map[string][]worktree.Worktree
+	goldens []*golden.Record // read on first use
+	listed  bool
+}
+
+// cloneMethod is how the world's slice of service was last cloned, from
+// the golden templates' records.
+func (m *statusMemo) cloneMethod(store *golden.Store, rec *registry.Worktree, service string) string {
+	if !m.listed {
+		m.goldens, _ = store.List() // unreadable records only cost this column
+		m.listed = true
+	}
+	for _, r := range m.goldens {
+		if r.Project == rec.Project && r.Service == service && r.Methods[rec.Name] != "" {
+			return r.Methods[rec.Name]
+		}
+	}
+	return ""
 }
 
 func newStatusMemo() *statusMemo {

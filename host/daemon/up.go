@@ -86,7 +86,15 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 			return nil, err
 		}
 	}
-	wtName := d.worldName(ctx, project, wt)
+	wtName, err := d.branchWorldName(ctx, repo, project, wt)
+	if err != nil {
+		return nil, err
+	}
+	if wt.Branch == "" {
+		// A detached HEAD keeps the name its world was first given
+		// (adopted.go).
+		wtName = d.detachedWorldName(ctx, project, wt)
+	}
 	if created {
 		if err := worktree.MarkMade(wt.Path); err != nil {
 			d.log.Warn("mark the new worktree as binky's", "path", wt.Path, "error", err)
@@ -162,19 +170,16 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 		return nil, fail(cfgErr)
 	}
 
-	// ${env.*}: resolved now, registered as secrets before anything logs.
+	// [worktree] copy first: a copied env file is the one read. Then
+	// ${env.*}, resolved now, the secret ones registered before anything logs.
+	if err := d.copyOnce(ctx, s, cfg, rec); err != nil {
+		return nil, fail(err)
+	}
 	envVals, err := resolveEnv(cfg, wt.Path, a.Env)
 	if err != nil {
 		return nil, fail(err)
 	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
-	secrets := make([]string, 0, len(envVals))
-	for _, v := range envVals {
-		secrets = append(secrets, v)
-	}
-	if err := d.reg.SetWorktreeSecrets(ctx, rec.ID, secrets); err != nil {
+	if err := d.reg.SetWorktreeSecrets(ctx, rec.ID, d.addSecrets(cfg, envVals)); err != nil {
 		return nil, fail(err)
 	}
 
@@ -357,6 +362,41 @@ func worktreeName(wt worktree.Worktree) string {
 		return names.Worktree(wt.Branch)
 	}
 	return names.Worktree(filepath.Base(wt.Path))
+}
+
+// branchWorldName is the name of the world of a branch: the name recorded
+// for the branch in this project when it has a world (recorded names
+// never change), else the branch folded, with the hash suffix only when
+// another branch of the repository or another world claims the same name
+// (names.WorktreeAmong). Without a branch (detached HEAD) it is
+// worktreeName.
+func (d *Daemon) branchWorldName(ctx context.Context, repo *worktree.Repo, project string, wt worktree.Worktree) (string, error) {
+	if wt.Branch == "" {
+		return worktreeName(wt), nil
+	}
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		return "", err
+	}
+	held := map[string]string{}
+	for _, r := range recs {
+		if r.Project != project {
+			continue
+		}
+		if r.Branch == wt.Branch && (samePath(r.Path, wt.Path) || r.Repo == "" || samePath(r.Repo, repo.Root)) {
+			return r.Name, nil
+		}
+		held[r.Name] = r.Branch
+	}
+	branches, err := repo.Branches(ctx)
+	if err != nil {
+		return "", errorf(api.CodeFailed, "name the world of %s: %v", wt.Branch, err)
+	}
+	name := names.WorktreeAmong(wt.Branch, branches, func(n string) (string, bool) { b, ok := held[n]; return b, ok })
+	if b, ok := held[name]; ok && b != wt.Branch {
+		return "", errorf(api.CodeConflict, "branch %s would be named %s, which world of branch %s holds: rename one of the branches", wt.Branch, name, b)
+	}
+	return name, nil
 }
 
 // loadConfig reads a binky.toml, turning its errors into the same lines

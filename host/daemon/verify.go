@@ -120,9 +120,7 @@ func (d *Daemon) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range envVals {
-		d.redact.Add(v)
-	}
+	d.addSecrets(cfg, envVals)
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},

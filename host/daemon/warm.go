@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/warm"
@@ -32,22 +33,16 @@ func (d *Daemon) warmWorktree(ctx context.Context, s *stream, w *world, rec *reg
 	if len(wc.Copy) == 0 && len(wc.Setup) == 0 {
 		return nil
 	}
+	if err := d.copyOnce(ctx, s, w.cfg, rec); err != nil {
+		return err
+	}
+	if len(wc.Setup) == 0 {
+		return nil
+	}
 	store := warm.NewStore(d.home)
 	r, err := store.Get(rec.Project, rec.Name, rec.Path)
 	if err != nil {
 		return err
-	}
-	if len(wc.Copy) > 0 && r.Copied.IsZero() {
-		if err := d.warmCopy(ctx, s, w, rec); err != nil {
-			return err
-		}
-		r.Copied = time.Now().UTC()
-		if err := store.Put(rec.Project, rec.Name, r); err != nil {
-			return err
-		}
-	}
-	if len(wc.Setup) == 0 {
-		return nil
 	}
 	sum, _, err := warm.SetupSum(rec.Path, wc.Setup, wc.Inputs)
 	if err != nil {
@@ -73,10 +68,28 @@ func (d *Daemon) warmWorktree(ctx context.Context, s *stream, w *world, rec *reg
 	return store.Put(rec.Project, rec.Name, r)
 }
 
+// copyOnce runs [worktree] copy once per worktree. up calls it before it
+// reads env files, so a copied .env is the one read.
+func (d *Daemon) copyOnce(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree) error {
+	if len(cfg.Worktree.Copy) == 0 {
+		return nil
+	}
+	store := warm.NewStore(d.home)
+	r, err := store.Get(rec.Project, rec.Name, rec.Path)
+	if err != nil || !r.Copied.IsZero() {
+		return err
+	}
+	if err := d.warmCopy(ctx, s, cfg, rec); err != nil {
+		return err
+	}
+	r.Copied = time.Now().UTC()
+	return store.Put(rec.Project, rec.Name, r)
+}
+
 // warmCopy copies [worktree] copy from the main worktree, or copy_from's,
 // into the world's worktree.
-func (d *Daemon) warmCopy(ctx context.Context, s *stream, w *world, rec *registry.Worktree) error {
-	wc := &w.cfg.Worktree
+func (d *Daemon) warmCopy(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree) error {
+	wc := &cfg.Worktree
 	src := rec.Repo
 	if wc.CopyFrom != "" {
 		repo, err := worktree.Open(ctx, rec.Path)

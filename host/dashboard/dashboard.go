@@ -42,6 +42,9 @@ type Service struct {
 	// Reason says why the service is not running as it should
 	// ("unhealthy: GET … 503 for 40s", "failed: exited 1"); "" when fine.
 	Reason string
+	// Warning is a note that is not a failure: a port that listens beyond
+	// loopback, reachable from other machines.
+	Warning string
 }
 
 // Verify is the outcome of the last verify run of a world.
@@ -168,6 +171,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 		for _, s := range wd.Services {
 			s.Detail = h.opts.Redactor.String(s.Detail)
 			s.Reason = h.opts.Redactor.String(s.Reason)
+			s.Warning = h.opts.Redactor.String(s.Warning)
 			link := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
 			v.Services = append(v.Services, serviceView{Service: s, LinkText: link})
 			d.Services++

@@ -52,7 +52,7 @@ func sample(port int) *fakeSource {
 				Verify: &dashboard.Verify{Passed: false, At: now.Add(-2 * time.Hour), Summary: "npm test exited 1"},
 				Services: []dashboard.Service{
 					{Name: "web", Kind: "cmd", State: "restarting", Port: 4001, URL: url("web.main.acme.localhost"), Detail: "exit status 1, retry in 4s"},
-					{Name: "api", Kind: "cmd", State: "running", Port: 4002, URL: url("api.main.acme.localhost")},
+					{Name: "api", Kind: "cmd", State: "running", Port: 4002, URL: url("api.main.acme.localhost"), Warning: "port 4002 listens on 0.0.0.0: reachable from other machines"},
 					{Name: "db", Kind: "adapter", Adapter: "postgres", State: "running", Detail: "acme_main"},
 				}},
 			{Project: "shop", Worktree: "fix-cart", Branch: "fix/cart", Path: "/src/shop/.worktrees/fix-cart", State: "degraded",
@@ -97,7 +97,7 @@ func TestDashboardShowsWorlds(t *testing.T) {
 		"passed", "3m ago", "npm test exited 1", // verify
 		"clone_fallback", "pg_dump: server version mismatch", // events
 		"3 worlds", "6 of 10 services running",
-		"why: app failed, api unhealthy", "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s", "failed: exited 1",
+		"why: app failed, api unhealthy", `<div class="warn-text">port 4002 listens on 0.0.0.0`, "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s", "failed: exited 1",
 		`<td class="detail">resolve: 2026-11-25T12:30:00.000Z [DEBUG] plugin`, // chatter is a note
 		`<td class="err">provision: access denied`,                            // a real error is red
 		`http-equiv="refresh" content="5"`,

@@ -45,7 +45,7 @@ a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
 .ok{color:var(--ok);background:var(--okbg)}.warn{color:var(--warn);background:var(--warnbg)}
 .bad{color:var(--bad);background:var(--badbg)}.idle{color:var(--idle);background:var(--idlebg)}
 .verify{margin-left:auto;font-size:12px;color:var(--muted)}
-.detail{color:var(--muted);font-size:12px}.err{color:var(--bad)}
+.detail{color:var(--muted);font-size:12px}.err{color:var(--bad)}.warn-text{color:var(--warn);font-size:12px}
 .banner{background:var(--badbg);color:var(--bad);border:1px solid var(--bad);border-radius:8px;padding:10px 14px;margin-bottom:18px}
 .empty{background:var(--card);border:1px dashed var(--line);border-radius:10px;padding:28px;text-align:center;color:var(--muted)}
 h3{font-size:13px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:30px 0 10px}
@@ -73,7 +73,7 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"state
 {{with .Verify}}{{if .Summary}}<span class="{{if not .Passed}}err{{end}}">{{.Summary}}</span>{{end}}{{end}}</div>
 {{if .Reason}}<div class="why err">why: {{.Reason}}</div>{{end}}
 {{if .Services}}<table class="svc"><thead><tr><th>Service</th><th>State</th><th>Port</th><th>URL</th></tr></thead><tbody>
-{{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err detail-why">{{.Reason}}</div>{{end}}</td>
+{{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err">{{.Reason}}</div>{{end}}{{if .Warning}}<div class="warn-text">{{.Warning}}</div>{{end}}</td>
 <td><span class="pill {{state .State}}">{{.State}}</span></td>
 <td class="num">{{if .Port}}{{.Port}}{{else}}—{{end}}</td>
 <td class="url">{{if .URL}}<a href="{{.URL}}" title="{{.URL}}">{{.LinkText}}</a>{{else}}<span class="detail">—</span>{{end}}</td></tr>

@@ -59,9 +59,11 @@ var checks = []check{
 	{"localhost", checkLocalhost},
 	{"ca", checkCA},
 	{"ports", checkPorts},
+	{"exposed", checkExposed},
 	{"logs", checkLogs},
 	{"resources", checkResources},
 	{"golden", checkGolden},
+	{"copy-on-write", checkCopyOnWrite},
 	{"worktrees", checkWorktrees},
 }
 

@@ -16,7 +16,7 @@ func TestEmptyHome(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	fs := Run(context.Background(), Env{Home: home, PathEnv: t.TempDir()})
 	for _, f := range fs {
-		if slices.Contains([]string{"daemon", "registry", "golden", "worktrees", "logs", "ca"}, f.Check) && f.Status != StatusOK {
+		if slices.Contains([]string{"daemon", "registry", "golden", "copy-on-write", "worktrees", "logs", "ca"}, f.Check) && f.Status != StatusOK {
 			t.Errorf("%s: %s %s; want ok on an empty home", f.Check, f.Status, f.Message)
 		}
 	}

@@ -62,7 +62,8 @@ func matches(r *golden.Record, ws []world) bool {
 		}
 		// Only the admin URL's scheme://host:port enters the key, which
 		// the record keeps as Server: no ${env.*} needs resolving.
-		key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: r.Server, Inputs: svc.Inputs}, w.Path)
+		// The env enters as the digest the record keeps.
+		key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: r.Server, Inputs: svc.Inputs, EnvSum: r.EnvSum}, w.Path)
 		if err == nil && key.Sum == r.Key {
 			return true
 		}

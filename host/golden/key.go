@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/binkyhq/binky/host/safefile"
+	"github.com/binkyhq/binky/host/tokens"
 )
 
 // MaxInputFiles bounds how many files the inputs of one service may match:
@@ -38,6 +40,52 @@ type Spec struct {
 	// directories). A glob that matches a directory covers every file
 	// under it.
 	Inputs []string
+	// EnvSum is EnvSum of the service's rendered env (what migrate and
+	// seed get: a seed's admin password, a locale), "" when it has none:
+	// changing a value builds a new template. Only the digest enters the
+	// key and the record, never a value.
+	EnvSum string
+}
+
+// EnvSum digests a service's rendered env for a key: each name with the
+// SHA-256 of its value, sorted by name, hashed again. "" for an empty env,
+// so keys of services without env stay what they were.
+func EnvSum(env map[string]string) string {
+	if len(env) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(env))
+	for n := range env {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		v := sha256.Sum256([]byte(env[n]))
+		fmt.Fprintf(h, "%d:%s=%x\n", len(n), n, v)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TemplateEnv renders a service's env for its template key: every token
+// from coords except the service's own (${self.*} and ${<svc>.*} name the
+// slice being built, which differs between the template and each world),
+// which stay as written.
+func TemplateEnv(env map[string]string, svc string, coords map[string]string) map[string]string {
+	if len(env) == 0 {
+		return nil
+	}
+	others := make(map[string]string, len(coords))
+	for k, v := range coords {
+		if !strings.HasPrefix(k, svc+".") {
+			others[k] = v
+		}
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		out[k] = tokens.Render(v, "", others)
+	}
+	return out
 }
 
 // Input is one file that joined a key, or a glob that matched nothing
@@ -53,6 +101,8 @@ type Key struct {
 	// Sum is the hex SHA-256 over the spec and the inputs' content.
 	Sum    string
 	Inputs []Input
+	// EnvSum is the spec's EnvSum, for the record.
+	EnvSum string
 }
 
 // Short is the first 8 hex digits of the key, the part shown and put in
@@ -97,6 +147,10 @@ func KeyOf(spec Spec, root string) (Key, error) {
 	field(spec.Seed)
 	field(spec.Adapter)
 	field(Server(spec.AdminURL))
+	if spec.EnvSum != "" {
+		field("env")
+		field(spec.EnvSum)
+	}
 	for _, in := range inputs {
 		field(in.Path)
 		if in.NoMatch {
@@ -105,7 +159,7 @@ func KeyOf(spec Spec, root string) (Key, error) {
 			field(in.SHA256)
 		}
 	}
-	return Key{Sum: hex.EncodeToString(h.Sum(nil)), Inputs: inputs}, nil
+	return Key{Sum: hex.EncodeToString(h.Sum(nil)), Inputs: inputs, EnvSum: spec.EnvSum}, nil
 }
 
 // InputsOf hashes the files globs match under root, as KeyOf does: every

@@ -3,6 +3,7 @@ package golden
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -136,5 +137,49 @@ func TestServer(t *testing.T) {
 		if got := Server(in); got != want {
 			t.Errorf("Server(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// TestKeyFollowsEnv: a service's rendered env is part of the key (a
+// seed's admin password changed builds a new template), digested, never
+// in clear; the service's own tokens stay as written so every world keys
+// the same; no env keeps the key it had.
+func TestKeyFollowsEnv(t *testing.T) {
+	root := t.TempDir()
+	spec := Spec{Migrate: "m", Seed: "s", Adapter: "postgres", AdminURL: "postgres://127.0.0.1:5432/"}
+	plain, err := KeyOf(spec, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if EnvSum(nil) != "" {
+		t.Error("EnvSum(nil) is not empty")
+	}
+	coords := map[string]string{"env.ADMIN_PW": "first-pass", "db.url": "postgres://127.0.0.1/acme_wt1", "cache.url": "redis://x/1"}
+	env := map[string]string{"ADMIN_PASSWORD": "${env.ADMIN_PW}", "DATABASE_URL": "${self.url}", "SELF": "${db.url}", "CACHE": "${cache.url}"}
+	te := TemplateEnv(env, "db", coords)
+	if te["ADMIN_PASSWORD"] != "first-pass" || te["DATABASE_URL"] != "${self.url}" || te["SELF"] != "${db.url}" || te["CACHE"] != "redis://x/1" {
+		t.Errorf("TemplateEnv = %v", te)
+	}
+	spec.EnvSum = EnvSum(te)
+	first, err := KeyOf(spec, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Sum == plain.Sum {
+		t.Error("an env did not change the key")
+	}
+	if strings.Contains(spec.EnvSum, "first-pass") {
+		t.Error("EnvSum holds a value in clear")
+	}
+	// Another world: its own slice URL differs, the key does not.
+	coords["db.url"] = "postgres://127.0.0.1/acme_wt2"
+	spec.EnvSum = EnvSum(TemplateEnv(env, "db", coords))
+	if k, _ := KeyOf(spec, root); k.Sum != first.Sum {
+		t.Error("the key changed with the world's own slice URL")
+	}
+	coords["env.ADMIN_PW"] = "second-pass"
+	spec.EnvSum = EnvSum(TemplateEnv(env, "db", coords))
+	if k, _ := KeyOf(spec, root); k.Sum == first.Sum {
+		t.Error("a changed seed password kept the key")
 	}
 }

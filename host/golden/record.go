@@ -25,6 +25,9 @@ type Record struct {
 	Adapter   string `json:"adapter"`
 	// Server is the admin URL's scheme://host:port ("" for file adapters).
 	Server string `json:"server,omitempty"`
+	// EnvSum is the digest of the service's rendered env the key was
+	// made with (Spec.EnvSum), never the values.
+	EnvSum string `json:"env_sum,omitempty"`
 	Slice  string `json:"slice"`
 	// Key is the full key sum; "" for a marker left by an older binky,
 	// whose key is unknown (it is never cloned again, only dropped).
@@ -33,6 +36,11 @@ type Record struct {
 	LastUsed time.Time `json:"last_used"`
 	// Worlds are the worktree names whose slices were cloned from it.
 	Worlds []string `json:"worlds,omitempty"`
+	// Method is how the adapter said its latest clone was made (the
+	// slice_cloned event's method); Methods is the latest per world.
+	// Sharing reads them.
+	Method  string            `json:"method,omitempty"`
+	Methods map[string]string `json:"methods,omitempty"`
 	// Path is the worktree the template was built in: where drop finds the
 	// service's config when the caller is elsewhere.
 	Path string `json:"path,omitempty"`
@@ -62,6 +70,21 @@ func (r *Record) Used(world string, now time.Time) {
 	r.LastUsed = now
 	if world != "" && !slices.Contains(r.Worlds, world) {
 		r.Worlds = append(r.Worlds, world)
+	}
+}
+
+// Cloned records that world cloned the template now, by method.
+func (r *Record) Cloned(world, method string, now time.Time) {
+	r.Used(world, now)
+	if method == "" {
+		return
+	}
+	r.Method = method
+	if world != "" {
+		if r.Methods == nil {
+			r.Methods = map[string]string{}
+		}
+		r.Methods[world] = method
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
@@ -38,8 +39,11 @@ func Redactor(ctx context.Context, home string) (*redact.Redactor, error) {
 		}
 		for _, s := range svcs {
 			red.AddAddress(s.Address)
-			for _, v := range s.Values {
+			for k, v := range s.Values {
 				red.AddAddress(v)
+				if strings.Contains(strings.ToLower(k), "password") {
+					red.Add(v) // a password value, as the daemon's redactSlice
+				}
 			}
 		}
 	}

@@ -159,6 +159,14 @@ func statusSummary(r api.StatusResult, now time.Time) string {
 			}
 			s += fmt.Sprintf(" (verify %s at %s%s, %s)", verdict, commitLabel(v.Commit, v.Dirty), stale, ago(now.Sub(v.At)))
 		}
+		if w.Reason != "" {
+			s += " — why: " + w.Reason
+		}
+		for _, sv := range w.Services {
+			if sv.Reason != "" {
+				s += fmt.Sprintf(" [%s: %s]", sv.Name, sv.Reason)
+			}
+		}
 		parts = append(parts, s)
 	}
 	noun := "worlds"

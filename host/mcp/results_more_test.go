@@ -31,3 +31,18 @@ func TestSummariesShowDirtyDirectAndNoPorts(t *testing.T) {
 		t.Errorf("env summary %q; want the direct address and a down warning", e)
 	}
 }
+
+// The status summary says why a world is degraded and what each troubled
+// service's reason is.
+func TestStatusSummarySaysWhy(t *testing.T) {
+	st := statusSummary(api.StatusResult{Worlds: []api.World{{Project: "p", Worktree: "a", State: "degraded", Reason: "web unhealthy",
+		Services: []api.Service{{Name: "web", State: "unhealthy", Reason: "unhealthy: http://127.0.0.1:4101/healthz: 503 for 40s"}, {Name: "db", State: "running"}}}}}, time.Now())
+	for _, want := range []string{"p/a degraded", "why: web unhealthy", "[web: unhealthy: http://127.0.0.1:4101/healthz: 503 for 40s]"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status summary %q lacks %q", st, want)
+		}
+	}
+	if strings.Contains(st, "db:") {
+		t.Errorf("status summary %q names a running service", st)
+	}
+}

@@ -226,3 +226,20 @@ func TestPlainServerAddressIsNotSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestShortValuesNeverMasked: a value under MinLen bytes is never masked,
+// whether added as a secret or as a password in an address: "300" or "pw"
+// would mask ordinary text ("listening on :***0").
+func TestShortValuesNeverMasked(t *testing.T) {
+	r := New()
+	r.Add("300")
+	r.AddAddress("postgres://app:pw@127.0.0.1:5432/app")
+	const line = "listening on :3000 as app:pw"
+	if got := r.String(line); got != line {
+		t.Errorf("String(%q) = %q; want it unchanged", line, got)
+	}
+	r.Add("3000x")
+	if got := r.String("port 3000x"); got == "port 3000x" {
+		t.Errorf("a 5-byte secret was not masked: %q", got)
+	}
+}

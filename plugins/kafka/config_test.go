@@ -114,7 +114,8 @@ func FuzzAdminSecrets(f *testing.F) {
 		if err != nil {
 			t.Fatalf("admin %q: address %q does not parse back: %v", raw, r.Address, err)
 		}
-		if !slices.Equal(back.brokers, in.brokers) || back.user != in.user || back.pass != in.pass || back.sasl != in.sasl || back.tls != in.tls || r.Values["prefix"] != "acme-main." {
+		if !slices.Equal(back.brokers, in.brokers) || back.user != in.user || back.pass != in.pass || back.sasl != in.sasl || back.tls != in.tls || r.Values["prefix"] != "acme-main." ||
+			r.Values["user"] != in.user || r.Values["password"] != in.pass || !slices.Contains(r.Secret, "password") {
 			t.Fatalf("admin %q: address %q reads as %+v, values %v", raw, r.Address, back, r.Values)
 		}
 	})

@@ -156,10 +156,15 @@ func (a *Kafka) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 	if err := s.checkClaim(ctx, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	return &sdk.ResolveResponse{
+	res := &sdk.ResolveResponse{
 		Address: s.srv.cl.url(),
 		Values:  map[string]string{"prefix": s.prefix, "bootstrap": strings.Join(s.srv.cl.brokers, ",")},
-	}, nil
+	}
+	// The SASL credentials, for a client configured from parts; brokers
+	// are in bootstrap (host and port would name only one of them).
+	res.SetValue(sdk.ValueUser, s.srv.cl.user)
+	res.SetSecret(sdk.ValuePassword, s.srv.cl.pass)
+	return res, nil
 }
 
 // Clone is not offered: a Kafka slice is built by provision, migrate and

@@ -109,8 +109,8 @@ func (m *Mongo) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.
 	return &sdk.ProvisionResponse{}, nil
 }
 
-// Resolve answers the admin URL naming the slice's database, and value
-// "database", once it has checked that no other owner claimed the
+// Resolve answers the admin URL naming the slice's database, and the values
+// of resolved, once it has checked that no other owner claimed the
 // database. With no owner it connects to nothing.
 func (m *Mongo) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve mongodb slice %q", req.Slice)
@@ -121,7 +121,7 @@ func (m *Mongo) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 	if err := s.checkClaim(ctx, db, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	return &sdk.ResolveResponse{Address: s.admin.sliceURL(db), Values: map[string]string{"database": db}}, nil
+	return s.admin.resolved(db), nil
 }
 
 // Destroy drops the slice's database, claim and all, unless another owner

@@ -23,12 +23,18 @@ const (
 	// KeyCollation (string): the COLLATE of a provisioned database. Empty:
 	// the charset's default.
 	KeyCollation = "collation"
+	// KeyScheme (string): the scheme of the resolved address, for a
+	// framework that reads it as the driver's name (scheme = "mysql2" for
+	// Rails, "mysql+pymysql" for SQLAlchemy). Empty: the admin URL's
+	// (mysql:// for a DSN admin).
+	KeyScheme = "scheme"
 )
 
 // config is a service's config table, decoded.
 type config struct {
 	charset   string
 	collation string
+	scheme    string
 }
 
 // parseConfig decodes a config table strictly: an unknown key or a value
@@ -48,14 +54,20 @@ func parseConfig(m map[string]any) (config, error) {
 			} else {
 				c.collation = s
 			}
+		case KeyScheme:
+			s, ok := v.(string)
+			if !ok || !isScheme(s) {
+				return c, sdk.Errorf(sdk.CodeInvalid, "config %s must be a URL scheme: a letter, then letters, digits, '+', '-' or '.', at most 32 (for example \"mysql2\"); got %v", k, describe(v))
+			}
+			c.scheme = strings.ToLower(s)
 		default:
 			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return c, sdk.Errorf(sdk.CodeInvalid, "unknown config key %q for the mysql adapter (known: %s, %s)",
-			strings.Join(unknown, `", "`), KeyCharset, KeyCollation)
+		return c, sdk.Errorf(sdk.CodeInvalid, "unknown config key %q for the mysql adapter (known: %s, %s, %s)",
+			strings.Join(unknown, `", "`), KeyCharset, KeyCollation, KeyScheme)
 	}
 	return c, nil
 }
@@ -67,6 +79,22 @@ func isWord(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// isScheme reports whether s is a URL scheme (RFC 3986: ALPHA *( ALPHA /
+// DIGIT / "+" / "-" / "." )) of at most 32 bytes.
+func isScheme(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if i == 0 && !letter || !(letter || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.') {
 			return false
 		}
 	}

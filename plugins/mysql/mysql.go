@@ -143,7 +143,8 @@ func provision(ctx context.Context, q queryer, st claimStore, s *slice, t *sdk.T
 }
 
 // Resolve answers mysql://user:password@host:port/<database> with the
-// admin credentials, and values "database" and "dsn". A database another
+// admin credentials (in config.scheme when set), and values "database",
+// "dsn" and the connection parts (see resolve). A database another
 // home claimed is refused with code conflict.
 func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve mysql slice %q", req.Slice)
@@ -160,11 +161,7 @@ func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 			return nil, fail(op, req.AdminURL, err)
 		}
 	}
-	a := s.srv.admin
-	return &sdk.ResolveResponse{
-		Address: a.sliceURL(s.db),
-		Values:  map[string]string{"database": s.db, "dsn": a.sliceDSN(s.db)},
-	}, nil
+	return s.srv.admin.resolve(s.db, s.cfg), nil
 }
 
 // Destroy drops the slice's database. One already gone is fine; one

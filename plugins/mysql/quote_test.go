@@ -143,7 +143,14 @@ func TestParseConfig(t *testing.T) {
 		bad  bool
 	}{
 		{nil, config{}, false},
-		{map[string]any{KeyCharset: "utf8mb4", KeyCollation: "utf8mb4_bin"}, config{"utf8mb4", "utf8mb4_bin"}, false},
+		{map[string]any{KeyCharset: "utf8mb4", KeyCollation: "utf8mb4_bin"}, config{charset: "utf8mb4", collation: "utf8mb4_bin"}, false},
+		{map[string]any{KeyScheme: "Mysql2"}, config{scheme: "mysql2"}, false},
+		{map[string]any{KeyScheme: "mysql+pymysql"}, config{scheme: "mysql+pymysql"}, false},
+		{map[string]any{KeyScheme: "mysql2://"}, config{}, true},
+		{map[string]any{KeyScheme: "2mysql"}, config{}, true},
+		{map[string]any{KeyScheme: ""}, config{}, true},
+		{map[string]any{KeyScheme: "my sql"}, config{}, true},
+		{map[string]any{KeyScheme: true}, config{}, true},
 		{map[string]any{KeyCharset: "utf8mb4 COLLATE x"}, config{}, true},
 		{map[string]any{KeyCharset: 8}, config{}, true},
 		{map[string]any{"owner_role": true}, config{}, true},

@@ -3,6 +3,7 @@ package postgresadapter
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -13,11 +14,20 @@ import (
 
 // Clone methods reported in CloneResponse.Method.
 const (
-	// MethodFileCopyClone: STRATEGY = FILE_COPY with file_copy_method =
-	// clone (PostgreSQL 18+); copy-on-write where the filesystem can.
-	MethodFileCopyClone = "file_copy+clone"
+	// MethodCloneRequested: STRATEGY = FILE_COPY with file_copy_method =
+	// clone (PostgreSQL 18+), not verified: the server copies the bytes
+	// silently where the filesystem cannot share them, and the adapter
+	// could not read the server's data directory to see which it did.
+	MethodCloneRequested = "file_copy, clone requested"
+	// MethodCopyOnWrite: as MethodCloneRequested, and the clone's files
+	// were seen (FIEMAP) to share their blocks with the template's.
+	MethodCopyOnWrite = "file_copy, copy-on-write"
+	// MethodCopied: as MethodCloneRequested, and the clone's files were
+	// seen to have blocks of their own: the filesystem (ext4, say) cannot
+	// reflink and the server copied every byte.
+	MethodCopied = "file_copy, copied"
 	// MethodFileCopy: the database's files were copied (STRATEGY =
-	// FILE_COPY, or any server before 15).
+	// FILE_COPY without clone, or any server before 15).
 	MethodFileCopy = "file_copy"
 	// MethodWALLog: the copy was written through the WAL (the default
 	// STRATEGY of 15 to 17).
@@ -25,8 +35,8 @@ const (
 )
 
 // Clone makes the slice's database a copy of the source slice's: CREATE
-// DATABASE … TEMPLATE source, after terminating every connection to the
-// source. A slice that exists is replaced. The source must not be claimed
+// DATABASE … TEMPLATE source, after freezing the source (cow.go) and
+// terminating every connection to it. A slice that exists is replaced. The source must not be claimed
 // by another home (that would read its data), nor the slice (that would
 // replace it): either is refused with code conflict before anything
 // changes. The clone carries the request's claim, never the source's
@@ -72,6 +82,10 @@ func (p *Postgres) clone(ctx context.Context, s *slice, t *sdk.Target, src strin
 	strategy, method, err := pickStrategy(s.cfg.strategy, v)
 	if err != nil {
 		return "", err
+	}
+	if err := freeze(ctx, pool, src); err != nil {
+		// The clone is as good; only its first reads write more.
+		fmt.Fprintf(os.Stderr, "binky-adapter-postgres: %v; the worlds cloned from it rewrite its pages on first read\n", err)
 	}
 	if s.cfg.ownerRole {
 		// Settle the secret the role's password derives from before the
@@ -122,7 +136,7 @@ func copyLocked(ctx context.Context, conn *pgxpool.Conn, s *slice, t *sdk.Target
 	if strategy != "" {
 		stmt += " STRATEGY = " + strategy
 	}
-	if method == MethodFileCopyClone {
+	if method == MethodCloneRequested {
 		if _, err := conn.Exec(ctx, "SET file_copy_method = clone"); err != nil {
 			method = MethodFileCopy // the platform cannot clone files: copy them
 		}
@@ -146,6 +160,14 @@ func copyLocked(ctx context.Context, conn *pgxpool.Conn, s *slice, t *sdk.Target
 			return "", err
 		}
 	}
+	if method == MethodCloneRequested {
+		switch sh, _ := verifyClone(ctx, conn, s.db); sh {
+		case sharingShared:
+			method = MethodCopyOnWrite
+		case sharingCopied:
+			method = MethodCopied
+		}
+	}
 	return method, nil
 }
 
@@ -154,7 +176,7 @@ func copyLocked(ctx context.Context, conn *pgxpool.Conn, s *slice, t *sdk.Target
 func pickStrategy(want string, version int) (clause, method string, err error) {
 	switch {
 	case version >= 180000 && want != StrategyWALLog:
-		return "FILE_COPY", MethodFileCopyClone, nil
+		return "FILE_COPY", MethodCloneRequested, nil
 	case version < 150000 && want == StrategyWALLog:
 		return "", "", sdk.Errorf(sdk.CodeInvalid, "config clone_strategy %q needs PostgreSQL 15 or later; this server is %d", StrategyWALLog, version)
 	case version < 150000:

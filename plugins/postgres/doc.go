@@ -14,13 +14,18 @@
 // database (WITH (FORCE) on 13+, else after terminating its connections)
 // and the slice's role.
 //
-// clone is CREATE DATABASE … TEMPLATE source after terminating whatever is
-// connected to the source, retried while a straggler reconnects. On
-// PostgreSQL 18+ it uses STRATEGY = FILE_COPY with file_copy_method =
-// clone, so a reflink filesystem (Btrfs, XFS) shares the source's blocks; on
-// 15 to 17 it takes the server's default (WAL_LOG) unless config
-// clone_strategy says file_copy. With owner_role the clone's objects are
-// handed from the source's role to the clone's.
+// clone freezes the source (VACUUM (FREEZE), so a world's first reads
+// rewrite no page), then runs CREATE DATABASE … TEMPLATE source after
+// terminating whatever is connected to the source, retried while a
+// straggler reconnects. On PostgreSQL 18+ it uses STRATEGY = FILE_COPY
+// with file_copy_method = clone, so a reflink filesystem (Btrfs, XFS)
+// shares the source's blocks; the server copies silently where it cannot,
+// so the method says "clone requested" unless the clone's extents, read
+// with FIEMAP in the server's data directory when that is here and
+// readable, show "copy-on-write" or "copied" (cow.go). On 15 to 17 it
+// takes the server's default (WAL_LOG) unless config clone_strategy says
+// file_copy. With owner_role the clone's objects are handed from the
+// source's role to the clone's.
 //
 // Each slice records which binky home owns it (sdk.Target.Claim) as its
 // database's comment (COMMENT ON DATABASE, read with shobj_description),

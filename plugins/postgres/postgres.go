@@ -171,8 +171,8 @@ func fence(ctx context.Context, q querier, db, role string) error {
 	return nil
 }
 
-// Resolve answers the admin URL with the database replaced, and
-// values["database"]. With owner_role the URL holds the slice role's
+// Resolve answers the admin URL with the database replaced, and the
+// values user, password (secret), host, port and database. With owner_role the URL holds the slice role's
 // credentials instead, and the role's password is set (to the same
 // derived value) on the way, so a secret that was lost heals here. A
 // database another home claimed is refused with code conflict before the
@@ -186,16 +186,18 @@ func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.R
 	if err := checkClaim(ctx, s.srv.pool, s, &req.Target); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	values := map[string]string{"database": s.db}
 	if !s.cfg.ownerRole {
-		return &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, nil), Values: values}, nil
+		res := &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, nil)}
+		setConnValues(res, s.srv, s.db, "", "")
+		return res, nil
 	}
 	pw, err := p.resetPassword(ctx, s.srv, s.db, req.Slice)
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	values["user"] = s.db
-	return &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, url.UserPassword(s.db, pw)), Values: values}, nil
+	res := &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, url.UserPassword(s.db, pw))}
+	setConnValues(res, s.srv, s.db, s.db, pw)
+	return res, nil
 }
 
 // Destroy drops the slice's database, then its role if binky made it. A

@@ -53,17 +53,25 @@ func unknownCommand(err error) bool {
 }
 
 // userRules are the ACL rules of a slice's user: exactly its keys and
-// channels, every command but the admin and dangerous ones (INFO allowed
-// back, as client libraries read the server version from it), and one
+// channels, every command but the admin and dangerous ones, and one
 // password, given as its SHA-256 so the plain text never reaches the
-// server's command stream.
-func userRules(prefix, password string, channels bool) []string {
+// server's command stream. Allowed back: INFO (client libraries read the
+// server version from it) and CLIENT SETNAME, GETNAME and ID (queue
+// libraries name their connections; Redis 7 allows them under +@all
+// already, Redis 6 files all of CLIENT under @admin); with clientList also
+// CLIENT LIST, which shows every connection to the server (see
+// KeyClientList).
+func userRules(prefix, password string, channels, clientList bool) []string {
 	sum := sha256.Sum256([]byte(password))
 	rules := []string{"reset", "on", "#" + hex.EncodeToString(sum[:]), "~" + globEscape(prefix) + "*"}
 	if channels {
 		rules = append(rules, "&"+globEscape(prefix)+"*")
 	}
-	return append(rules, "+@all", "-@admin", "-@dangerous", "+info")
+	rules = append(rules, "+@all", "-@admin", "-@dangerous", "+info", "+client|setname", "+client|getname", "+client|id")
+	if clientList {
+		rules = append(rules, "+client|list")
+	}
+	return rules
 }
 
 // setUser creates or re-sets the slice's ACL user and returns its
@@ -74,10 +82,10 @@ func setUser(ctx context.Context, s *slice) (string, error) {
 		return "", err
 	}
 	pw := derivePassword(key, s.user)
-	err = s.srv.client.ACLSetUser(ctx, s.user, userRules(s.prefix, pw, true)...).Err()
+	err = s.srv.client.ACLSetUser(ctx, s.user, userRules(s.prefix, pw, true, s.cfg.clientList)...).Err()
 	if err != nil && strings.Contains(err.Error(), "&") {
 		// Redis 6.0 has no channel rules (every channel is allowed there).
-		err = s.srv.client.ACLSetUser(ctx, s.user, userRules(s.prefix, pw, false)...).Err()
+		err = s.srv.client.ACLSetUser(ctx, s.user, userRules(s.prefix, pw, false, s.cfg.clientList)...).Err()
 	}
 	if err != nil {
 		return "", fmt.Errorf("set ACL user %q: %w", s.user, err)

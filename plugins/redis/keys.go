@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/binkyhq/binky/sdk"
 )
 
 // scanBatch is the COUNT hint of each SCAN, and so about the size of each
@@ -84,6 +86,44 @@ func deleteIn(ctx context.Context, c *goredis.Client, prefix string) (int64, err
 		}
 		if cursor = next; cursor == 0 {
 			return total, nil
+		}
+	}
+}
+
+// copyPrefix deletes the keys under to (in every database), then copies
+// every key under from in the admin URL's database to the same name under
+// to, page by page, with COPY (Redis 6.2+; older servers answer
+// unsupported). Values are copied as they are: one that names a key by
+// its full name still names the source's.
+func copyPrefix(ctx context.Context, srv *server, from, to string) error {
+	if _, err := deleteKeys(ctx, srv, to); err != nil {
+		return err
+	}
+	match := globEscape(from) + "*"
+	var cursor uint64
+	for {
+		keys, next, err := srv.client.Scan(ctx, cursor, match, scanBatch).Result()
+		if err != nil {
+			return fmt.Errorf("list the keys %s: %w", match, err)
+		}
+		if len(keys) > 0 {
+			cmds, err := srv.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
+				for _, k := range keys {
+					p.Copy(ctx, k, to+strings.TrimPrefix(k, from), srv.db, true)
+				}
+				return nil
+			})
+			if err != nil {
+				for _, cmd := range cmds {
+					if unknownCommand(cmd.Err()) {
+						return sdk.Errorf(sdk.CodeUnsupported, "the server has no COPY (Redis 6.2+): build the slice with provision, migrate and seed")
+					}
+				}
+				return fmt.Errorf("copy the keys %s to %s*: %w", match, to, err)
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return nil
 		}
 	}
 }

@@ -2,7 +2,6 @@ package redisadapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -18,7 +17,8 @@ import (
 )
 
 // TestConformance runs the sdk's conformance suite against the built
-// binary on Redis and on Valkey, with ACL users and without.
+// binary on Redis and on Valkey, with ACL users and without, and in db
+// mode (where clone works).
 func TestConformance(t *testing.T) {
 	bin := adapterBinary(t)
 	forEachServer(t, func(t *testing.T, admin string) {
@@ -28,6 +28,8 @@ func TestConformance(t *testing.T) {
 		}{
 			{"acl_users", "", nil},
 			{"prefix_only", "valkey", map[string]any{KeyACL: false}},
+			{"db_mode", "", map[string]any{KeyMode: "db"}},
+			{"client_list", "", map[string]any{KeyClientList: true}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				adaptertest.Test(t, adaptertest.Options{Binary: bin, Adapter: tc.adapter, AdminURL: admin, Config: tc.cfg})
@@ -281,14 +283,6 @@ func TestErrorCodes(t *testing.T) {
 	})
 }
 
-func TestCloneUnsupported(t *testing.T) {
-	_, err := New().Clone(t.Context(), &sdk.CloneRequest{Header: hdr(), Target: target("redis://127.0.0.1:1/0", "p_b", nil), Source: "p_a"})
-	var se *sdk.Error
-	if !errors.As(err, &se) || se.Code != sdk.CodeUnsupported {
-		t.Errorf("clone: %v; want code unsupported", err)
-	}
-}
-
 func TestGlobEscape(t *testing.T) {
 	for in, want := range map[string]string{
 		"p_main:": "p_main:",
@@ -302,10 +296,15 @@ func TestGlobEscape(t *testing.T) {
 }
 
 func TestUserRules(t *testing.T) {
-	got := strings.Join(userRules("p_main:", "pw", true), " ")
-	want := "reset on #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 ~p_main:* &p_main:* +@all -@admin -@dangerous +info"
+	got := strings.Join(userRules("p_main:", "pw", true, false), " ")
+	want := "reset on #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 ~p_main:* &p_main:* +@all -@admin -@dangerous +info +client|setname +client|getname +client|id"
 	if got != want {
 		t.Errorf("rules %q; want %q", got, want)
+	}
+	got = strings.Join(userRules("p_main:", "pw", false, true), " ")
+	want = "reset on #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 ~p_main:* +@all -@admin -@dangerous +info +client|setname +client|getname +client|id +client|list"
+	if got != want {
+		t.Errorf("rules with client_list %q; want %q", got, want)
 	}
 }
 

@@ -109,7 +109,7 @@ func (a *S3) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.Pro
 }
 
 // Resolve answers the admin endpoint with the bucket as its path, and
-// values bucket, region and endpoint, once it has checked that no other
+// the values of resolved, once it has checked that no other
 // owner claimed the bucket. With no owner it connects to nothing.
 func (a *S3) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
 	op := fmt.Sprintf("resolve s3 slice %q", req.Slice)
@@ -122,10 +122,7 @@ func (a *S3) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Resolve
 	}
 	ep := *s.srv.ep
 	ep.region = s.region
-	return &sdk.ResolveResponse{
-		Address: ep.sliceURL(s.bucket),
-		Values:  map[string]string{"bucket": s.bucket, "region": s.region, "endpoint": ep.base()},
-	}, nil
+	return ep.resolved(s.bucket), nil
 }
 
 // Clone is not offered: copying a bucket is O(objects).

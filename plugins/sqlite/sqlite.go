@@ -80,7 +80,9 @@ func (*SQLite) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.Resolve
 	if err := checkClaim(&req.Target, path); err != nil {
 		return nil, claimErr("resolve", req.Slice, err)
 	}
-	return &sdk.ResolveResponse{Address: address(path), Values: map[string]string{"path": path}}, nil
+	// database is the path too: what Rails' database: and other
+	// frameworks' settings take for SQLite.
+	return &sdk.ResolveResponse{Address: address(path), Values: map[string]string{"path": path, sdk.ValueDatabase: path}}, nil
 }
 
 // address is the slice's URL: sqlite:// then the absolute path with forward

@@ -133,6 +133,9 @@ func TestResolve(t *testing.T) {
 			if got := res.Values["path"]; got != tt.wantPath {
 				t.Errorf("values.path: got %s; want %s", got, tt.wantPath)
 			}
+			if got := res.Values["database"]; got != tt.wantPath {
+				t.Errorf("values.database: got %s; want %s", got, tt.wantPath)
+			}
 			wantAddr := "sqlite://" + filepath.ToSlash(tt.wantPath)
 			if !strings.HasPrefix(filepath.ToSlash(tt.wantPath), "/") {
 				wantAddr = "sqlite:///" + filepath.ToSlash(tt.wantPath)

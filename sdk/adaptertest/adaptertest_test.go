@@ -91,7 +91,16 @@ func (d dirStore) Resolve(_ context.Context, r *sdk.ResolveRequest) (*sdk.Resolv
 	if d.mode == "rpcdiffers" && d.rpc {
 		addr += "/rpc"
 	}
-	return &sdk.ResolveResponse{Address: addr, Values: map[string]string{"path": d.path(r.Target)}}, nil
+	res := &sdk.ResolveResponse{Address: addr, Values: map[string]string{"path": d.path(r.Target)}}
+	switch d.mode {
+	case "plainpassword":
+		res.Values["password"] = "hunter22"
+	case "ghostsecret":
+		res.Secret = []string{"token"}
+	default:
+		res.SetSecret("password", "")
+	}
+	return res, nil
 }
 
 func (d dirStore) Clone(_ context.Context, r *sdk.CloneRequest) (*sdk.CloneResponse, error) {
@@ -208,6 +217,8 @@ func TestBrokenAdapters(t *testing.T) {
 		{mode: "lenient", wantFail: checkInvalid, wantInMsg: "replied ok"},
 		{mode: "rpcdiffers", wantFail: checkRPC, wantInMsg: "want the same bytes"},
 		{mode: "claimliar", wantFail: checkClaim, wantInMsg: "by another owner succeeded"},
+		{mode: "plainpassword", wantFail: checkResolve, wantInMsg: `value "password" but did not list it in secret`},
+		{mode: "ghostsecret", wantFail: checkResolve, wantInMsg: `lists "token" in secret but replied no such value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {

@@ -147,8 +147,23 @@ func (r *runner) resolve(ctx context.Context, slice string) (*sdk.ResolveRespons
 		if k == "" {
 			return nil, errors.New("resolve replied a value with an empty key")
 		}
+		if passwordKey(k) && !slices.Contains(got.Secret, k) {
+			return nil, fmt.Errorf("resolve replied the value %q but did not list it in secret; a password value must be listed so the host masks it", k)
+		}
+	}
+	for _, k := range got.Secret {
+		if _, ok := got.Values[k]; !ok {
+			return nil, fmt.Errorf("resolve lists %q in secret but replied no such value", k)
+		}
 	}
 	return got, nil
+}
+
+// passwordKey reports whether a value key names a password (password,
+// admin_password, db_passwd…): such a value must be listed in secret.
+func passwordKey(k string) bool {
+	k = strings.ToLower(k)
+	return strings.Contains(k, "password") || strings.Contains(k, "passwd")
 }
 
 // checkResolve: a non-empty address, the same both times.

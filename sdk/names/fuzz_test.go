@@ -155,3 +155,28 @@ func isDevice(s string) bool {
 	}
 	return len(s) == 4 && (s[:3] == "com" || s[:3] == "lpt") && s[3] >= '0' && s[3] <= '9'
 }
+
+// FuzzWorktreeAmong: the name a new world gets is always a valid worktree
+// name; the short form is the fold when usable; two branches that fold
+// alike, both present, never get the same name.
+func FuzzWorktreeAmong(f *testing.F) {
+	f.Fuzz(func(t *testing.T, a, b string) {
+		short := names.WorktreeShort(a)
+		if r := checkWorktree(short); r != "" {
+			t.Fatalf("WorktreeShort(%q) = %q: %s", a, short, r)
+		}
+		branches := []string{a, b}
+		na := names.WorktreeAmong(a, branches, nil)
+		if r := checkWorktree(na); r != "" {
+			t.Fatalf("WorktreeAmong(%q) = %q: %s", a, na, r)
+		}
+		// b's world holds its name; a's new world must not take it.
+		nb := names.WorktreeAmong(b, branches, nil)
+		held := func(n string) (string, bool) { return b, n == nb }
+		if a != b {
+			if got := names.WorktreeAmong(a, branches, held); got == nb && !strings.HasSuffix(got, "-"+sha6(a)) {
+				t.Fatalf("WorktreeAmong(%q) = %q, the name of %q's world", a, got, b)
+			}
+		}
+	})
+}

@@ -21,6 +21,12 @@ func Worktree(branch string) string {
 	if f == branch && f != "" && len(f) <= MaxLabel && !hashTailed(f, '-') && !windowsDevice(f) {
 		return f
 	}
+	return hashed(branch)
+}
+
+// hashed is the folded branch, cut to fit, with the hash suffix always.
+func hashed(branch string) string {
+	f := fold(branch, '-')
 	head := cut(f, MaxLabel-1-hashLen, '-')
 	if head == "" {
 		head = "wt"
@@ -83,4 +89,49 @@ func windowsDevice(s string) bool {
 		return s[3] >= '0' && s[3] <= '9'
 	}
 	return false
+}
+
+// WorktreeShort is the name a branch's world gets when no other branch
+// claims it: the branch folded as Worktree folds it, without a hash
+// suffix, so a URL or database name can be written from the branch
+// (feat/one → feat-one). When the fold alone is not a usable name (empty,
+// longer than MaxLabel, shaped like a hashed name, a Windows device name)
+// it is Worktree(branch).
+func WorktreeShort(branch string) string {
+	f := fold(branch, '-')
+	if f != "" && len(f) <= MaxLabel && !hashTailed(f, '-') && !windowsDevice(f) {
+		return f
+	}
+	return Worktree(branch)
+}
+
+// WorktreeAmong picks the name of a new world for branch: WorktreeShort,
+// unless it would collide, then the folded branch with the hash suffix
+// (what Worktree gives a branch folding changes; here also for one it
+// does not, feat-one → feat-one-<hash>).
+// It collides when held reports a world of another branch under that name
+// (held returns the branch of the world recorded with a name), or, for a
+// branch that folding changed, when another of branches (the repository's
+// branches) folds to the same name. So with branches feat/one and
+// feat-one, feat-one keeps its name and feat/one gets the hash; and a
+// branch upped after another took its name gets the hash. A world that
+// exists keeps the name it was recorded with: callers look that up first.
+func WorktreeAmong(branch string, branches []string, held func(name string) (branch string, ok bool)) string {
+	short := WorktreeShort(branch)
+	if short != fold(branch, '-') {
+		return short // the fold is unusable: already hashed
+	}
+	if held != nil {
+		if b, ok := held(short); ok && b != branch {
+			return hashed(branch)
+		}
+	}
+	if short != branch {
+		for _, b := range branches {
+			if b != branch && WorktreeShort(b) == short {
+				return hashed(branch)
+			}
+		}
+	}
+	return short
 }

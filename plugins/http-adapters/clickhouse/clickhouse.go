@@ -154,7 +154,25 @@ func (c *ClickHouse) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk
 	if _, err := c.checkClaim(ctx, s, &req.Target); err != nil {
 		return nil, httpx.Fail(op, req.AdminURL, err, hints)
 	}
-	return &sdk.ResolveResponse{Address: sliceURL(req.AdminURL, s.db), Values: map[string]string{"database": s.db}}, nil
+	return resolved(sliceURL(req.AdminURL, s.db), s.db), nil
+}
+
+// resolved is Resolve's answer: addr and the values database, user and
+// password (secret) — the URL's user= and password= parameters where its
+// userinfo names none, as the HTTP interface reads them — and host and
+// port of the HTTP interface (not the native protocol's port).
+func resolved(addr, db string) *sdk.ResolveResponse {
+	res := httpx.Resolved(addr, map[string]string{"database": db})
+	if u, err := url.Parse(addr); err == nil && u.User == nil {
+		q := u.Query()
+		if q.Has("user") {
+			res.SetValue(sdk.ValueUser, q.Get("user"))
+		}
+		if q.Has("password") {
+			res.SetSecret(sdk.ValuePassword, q.Get("password"))
+		}
+	}
+	return res
 }
 
 // sliceURL is the admin URL raw (which parsed) with its query's database

@@ -142,7 +142,7 @@ func (e *Elasticsearch) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*
 			return nil, httpx.Fail(op, req.AdminURL, sdk.Errorf(sdk.CodeConflict, "index %s does not exist; provision the slice first (binky up does)", name), hints)
 		}
 	}
-	return &sdk.ResolveResponse{Address: address(req.AdminURL), Values: map[string]string{"prefix": s.prefix}}, nil
+	return httpx.Resolved(address(req.AdminURL), map[string]string{"prefix": s.prefix}), nil
 }
 
 // address is the admin URL as the application reaches the cluster: its

@@ -135,7 +135,7 @@ func (q *Qdrant) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Res
 	}
 	u, _ := url.Parse(req.AdminURL)
 	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
-	return &sdk.ResolveResponse{Address: u.String(), Values: map[string]string{"prefix": s.prefix}}, nil
+	return httpx.Resolved(u.String(), map[string]string{"prefix": s.prefix}), nil
 }
 
 // Clone is not offered.

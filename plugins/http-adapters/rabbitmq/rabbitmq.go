@@ -142,10 +142,7 @@ func (r *RabbitMQ) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.R
 	if s.cfg.user == "" {
 		pw = s.ep.Password
 	}
-	return &sdk.ResolveResponse{
-		Address: amqpURL(s.ep.Base.Hostname(), s.cfg, user, pw, s.vhost),
-		Values:  map[string]string{"vhost": s.vhost, "user": user},
-	}, nil
+	return httpx.Resolved(amqpURL(s.ep.Base.Hostname(), s.cfg, user, pw, s.vhost), map[string]string{"vhost": s.vhost}), nil
 }
 
 // Clone is not offered: a RabbitMQ slice is built by provision, migrate

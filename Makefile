@@ -8,7 +8,12 @@ BIN        ?= $(CURDIR)/bin
 PREFIX     ?= $(HOME)/.local
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null)
-LDFLAGS    := -X github.com/binkyhq/binky/cmd/internal/cli.version=$(VERSION) -X github.com/binkyhq/binky/cmd/internal/cli.commit=$(COMMIT)
+# Every binary, adapters included, is built with -trimpath (no build
+# directory in it: two builds of one commit are bit-identical) and these
+# version ldflags (the adapters' through the sdk every adapter links).
+LDFLAGS    := -X github.com/binkyhq/binky/cmd/internal/cli.version=$(VERSION) -X github.com/binkyhq/binky/cmd/internal/cli.commit=$(COMMIT) \
+	-X github.com/binkyhq/binky/sdk.version=$(VERSION) -X github.com/binkyhq/binky/sdk.commit=$(COMMIT)
+BUILDFLAGS := -trimpath -ldflags '$(LDFLAGS)'
 # Every module of the workspace: the root, the sdk, each plugin, the examples.
 MODULES    := . sdk $(patsubst %/go.mod,%,$(wildcard plugins/*/go.mod)) $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
 # Every adapter binary: plugins/<name>/cmd/binky-adapter-*.
@@ -27,15 +32,15 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/binky ./cmd/binky
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/binkyd ./cmd/binkyd
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/binky ./cmd/binky
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/binkyd ./cmd/binkyd
 	@for a in $(ADAPTERS); do \
 		mod=$${a%%/cmd/*}; name=$$(basename $$a); \
-		echo "$(GO) build -o $(BIN)/$$name ./$$a"; \
-		(cd $$mod && $(GO) build -o $(BIN)/$$name ./cmd/$$name) || exit 1; \
+		echo "$(GO) build $(BUILDFLAGS) -o $(BIN)/$$name ./$$a"; \
+		(cd $$mod && $(GO) build $(BUILDFLAGS) -o $(BIN)/$$name ./cmd/$$name) || exit 1; \
 	done
-	$(GO) build -o $(BIN)/binky-adapter-filestore ./examples/adapters
-	$(GO) build -o $(BIN)/binky-demo-app ./examples/demo/app
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/binky-adapter-filestore ./examples/adapters
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/binky-demo-app ./examples/demo/app
 
 install: build
 	@mkdir -p $(PREFIX)/bin

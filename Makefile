@@ -26,6 +26,7 @@ TESTSUM    := $(BIN)/testsum
 RESULTS    := $(BIN)/test-results
 STATICCHECK ?= v0.8.2
 
+.PHONY: man dist
 .PHONY: all build install test prereq unit lint cross fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
 
 all: build
@@ -46,6 +47,12 @@ install: build
 	@mkdir -p $(PREFIX)/bin
 	install -m 0755 $(BIN)/binky $(BIN)/binkyd $(BIN)/binky-adapter-* $(PREFIX)/bin/
 	@echo "installed into $(PREFIX)/bin (make sure it is on PATH)"
+
+# man: the manual pages, binky(1) from the kong model and binky.toml(5)
+# from docs/config.md's key reference, into $(BIN)/man.
+MANDIR ?= $(BIN)/man
+man:
+	$(GO) run -trimpath ./cmd/binky __man --out $(MANDIR) --config docs/config.md
 
 # test: what CI runs. The prerequisites, lint, then every module's tests,
 # then the cross builds.

@@ -54,6 +54,20 @@ MANDIR ?= $(BIN)/man
 man:
 	$(GO) run -trimpath ./cmd/binky __man --out $(MANDIR) --config docs/config.md
 
+# dist: what a release ships, into $(DIST): the source tarball, archives
+# for DIST_PLATFORMS, Debian packages (binky, and one binky-adapter-<family>
+# per adapter module, installing into /usr/lib/binky/adapters), the npm
+# packages (npx -y binky mcp) and SHA256SUMS. Reproducible: file times are
+# the commit's (SOURCE_DATE_EPOCH overrides), binaries -trimpath and static.
+# tools/dist is its own module (nfpm stays out of the workspace's
+# dependencies), built with GOWORK=off.
+DIST           ?= $(CURDIR)/dist
+DIST_PLATFORMS ?= linux/amd64,linux/arm64,windows/amd64
+dist:
+	cd tools/dist && GOWORK=off $(GO) vet . && GOWORK=off GO=$(GO) $(GO) run -trimpath . -root $(CURDIR) -out $(DIST) \
+		-version '$(VERSION)' -commit '$(COMMIT)' -platforms '$(DIST_PLATFORMS)'
+	@cat $(DIST)/SHA256SUMS
+
 # test: what CI runs. The prerequisites, lint, then every module's tests,
 # then the cross builds.
 test: prereq lint unit cross
@@ -143,4 +157,4 @@ demo-down:
 	@bash scripts/demo.sh down
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)

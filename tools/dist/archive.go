@@ -82,12 +82,11 @@ func zipFile(file string, mtime time.Time, entries []entry) error {
 	return os.WriteFile(file, buf.Bytes(), 0o644)
 }
 
-// source writes binky-<version>.src.tar.gz: every file git tracks (plus
-// new ones it does not ignore), as they are in the checkout, under
-// binky-<version>/. It holds every module: the root, sdk, plugins/*,
+// source writes binky-<version>.src.tar.gz: every file git tracks, as it
+// is in the checkout, under binky-<version>/. It holds every module: the root, sdk, plugins/*,
 // tools/dist.
 func (c *config) source() error {
-	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd := exec.Command("git", "ls-files", "-z", "--cached")
 	cmd.Dir = c.root
 	out, err := cmd.Output()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/goreleaser/nfpm/v2"
@@ -146,10 +147,16 @@ func stageFile(dir, name string, b []byte) (string, error) {
 // debVersion makes a Debian version of a git describe: no leading v, and
 // one that does not start with a digit (a bare commit) sorts below 0.0.1.
 func debVersion(v string) string {
-	v = strings.TrimPrefix(v, "v")
-	v = strings.ReplaceAll(v, "-", ".")
-	if v == "" || v[0] < '0' || v[0] > '9' {
+	release := isRelease(v)
+	v = strings.ReplaceAll(strings.TrimPrefix(v, "v"), "-", ".")
+	if !release {
 		v = "0.0.0~" + v
 	}
 	return v
 }
+
+// releaseVersion is a tag's version: v1.2.3 and what git describe adds.
+var releaseVersion = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+`)
+
+// isRelease tells a tagged version from a bare commit (86de5d5).
+func isRelease(v string) bool { return releaseVersion.MatchString(v) }

@@ -31,11 +31,10 @@ func npmPlatform(p Platform) (os_, cpu string) {
 // npmVersion makes a semver of a git describe: v1.2.3 → 1.2.3; a bare
 // commit → 0.0.0-dev.g<commit>.
 func npmVersion(v string) string {
-	v = strings.TrimPrefix(v, "v")
-	if v == "" || v[0] < '0' || v[0] > '9' {
-		v = "0.0.0-dev.g" + strings.ReplaceAll(v, "-", ".")
+	if !isRelease(v) {
+		return "0.0.0-dev.g" + strings.ReplaceAll(v, "-", ".")
 	}
-	return v
+	return strings.TrimPrefix(v, "v")
 }
 
 // npmPlatform writes dist/npm/binkyhq-binky-<os>-<cpu>-<version>.tgz.

@@ -39,7 +39,7 @@ func (e *env) run(exe, path string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = e.repo
-	cmd.Env = append(e.environ(), "PATH="+path)
+	cmd.Env = append(append(e.environ(), e.extra...), "PATH="+path)
 	out, err := cmd.Output()
 	r := result{stdout: string(out)}
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -48,26 +48,6 @@ install: build
 	install -m 0755 $(BIN)/binky $(BIN)/binkyd $(BIN)/binky-adapter-* $(PREFIX)/bin/
 	@echo "installed into $(PREFIX)/bin (make sure it is on PATH)"
 
-# man: the manual pages, binky(1) from the kong model and binky.toml(5)
-# from docs/config.md's key reference, into $(BIN)/man.
-MANDIR ?= $(BIN)/man
-man:
-	$(GO) run -trimpath ./cmd/binky __man --out $(MANDIR) --config docs/config.md
-
-# dist: what a release ships, into $(DIST): the source tarball, archives
-# for DIST_PLATFORMS, Debian packages (binky, and one binky-adapter-<family>
-# per adapter module, installing into /usr/lib/binky/adapters), the npm
-# packages (npx -y binky mcp) and SHA256SUMS. Reproducible: file times are
-# the commit's (SOURCE_DATE_EPOCH overrides), binaries -trimpath and static.
-# tools/dist is its own module (nfpm stays out of the workspace's
-# dependencies), built with GOWORK=off.
-DIST           ?= $(CURDIR)/dist
-DIST_PLATFORMS ?= linux/amd64,linux/arm64,windows/amd64
-dist:
-	cd tools/dist && GOWORK=off $(GO) vet . && GOWORK=off GO=$(GO) $(GO) run -trimpath . -root $(CURDIR) -out $(DIST) \
-		-version '$(VERSION)' -commit '$(COMMIT)' -platforms '$(DIST_PLATFORMS)'
-	@cat $(DIST)/SHA256SUMS
-
 # test: what CI runs. The prerequisites, lint, then every module's tests,
 # then the cross builds.
 test: prereq lint unit cross
@@ -158,3 +138,23 @@ demo-down:
 
 clean:
 	rm -rf $(BIN) $(DIST)
+
+# man: the manual pages, binky(1) from the kong model and binky.toml(5)
+# from docs/config.md's key reference, into $(BIN)/man.
+MANDIR ?= $(BIN)/man
+man:
+	$(GO) run -trimpath ./cmd/binky __man --out $(MANDIR) --config docs/config.md
+
+# dist: what a release ships, into $(DIST): the source tarball, archives
+# for DIST_PLATFORMS, Debian packages (binky, and one binky-adapter-<family>
+# per adapter module, installing into /usr/lib/binky/adapters), the npm
+# packages (npx -y binky mcp) and SHA256SUMS. Reproducible: file times are
+# the commit's (SOURCE_DATE_EPOCH overrides), binaries -trimpath and static.
+# tools/dist is its own module (nfpm stays out of the workspace's
+# dependencies), built with GOWORK=off.
+DIST           ?= $(CURDIR)/dist
+DIST_PLATFORMS ?= linux/amd64,linux/arm64,windows/amd64
+dist:
+	cd tools/dist && GOWORK=off $(GO) vet . && GOWORK=off GO=$(GO) $(GO) run -trimpath . -root $(CURDIR) -out $(DIST) \
+		-version '$(VERSION)' -commit '$(COMMIT)' -platforms '$(DIST_PLATFORMS)'
+	@cat $(DIST)/SHA256SUMS

@@ -26,7 +26,6 @@ TESTSUM    := $(BIN)/testsum
 RESULTS    := $(BIN)/test-results
 STATICCHECK ?= v0.8.2
 
-.PHONY: man dist
 .PHONY: all build install test prereq unit lint cross fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
 
 all: build
@@ -138,6 +137,8 @@ demo-down:
 
 clean:
 	rm -rf $(BIN) $(DIST)
+
+.PHONY: man dist
 
 # man: the manual pages, binky(1) from the kong model and binky.toml(5)
 # from docs/config.md's key reference, into $(BIN)/man.

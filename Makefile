@@ -8,7 +8,12 @@ BIN        ?= $(CURDIR)/bin
 PREFIX     ?= $(HOME)/.local
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null)
-LDFLAGS    := -X github.com/binkyhq/binky/cmd/internal/cli.version=$(VERSION) -X github.com/binkyhq/binky/cmd/internal/cli.commit=$(COMMIT)
+# Every binary, adapters included, is built with -trimpath (no build
+# directory in it: two builds of one commit are bit-identical) and these
+# version ldflags (the adapters' through the sdk every adapter links).
+LDFLAGS    := -X github.com/binkyhq/binky/cmd/internal/cli.version=$(VERSION) -X github.com/binkyhq/binky/cmd/internal/cli.commit=$(COMMIT) \
+	-X github.com/binkyhq/binky/sdk.version=$(VERSION) -X github.com/binkyhq/binky/sdk.commit=$(COMMIT)
+BUILDFLAGS := -trimpath -ldflags '$(LDFLAGS)'
 # Every module of the workspace: the root, the sdk, each plugin, the examples.
 MODULES    := . sdk $(patsubst %/go.mod,%,$(wildcard plugins/*/go.mod)) $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
 # Every adapter binary: plugins/<name>/cmd/binky-adapter-*.
@@ -27,15 +32,15 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/binky ./cmd/binky
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/binkyd ./cmd/binkyd
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/binky ./cmd/binky
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/binkyd ./cmd/binkyd
 	@for a in $(ADAPTERS); do \
 		mod=$${a%%/cmd/*}; name=$$(basename $$a); \
-		echo "$(GO) build -o $(BIN)/$$name ./$$a"; \
-		(cd $$mod && $(GO) build -o $(BIN)/$$name ./cmd/$$name) || exit 1; \
+		echo "$(GO) build $(BUILDFLAGS) -o $(BIN)/$$name ./$$a"; \
+		(cd $$mod && $(GO) build $(BUILDFLAGS) -o $(BIN)/$$name ./cmd/$$name) || exit 1; \
 	done
-	$(GO) build -o $(BIN)/binky-adapter-filestore ./examples/adapters
-	$(GO) build -o $(BIN)/binky-demo-app ./examples/demo/app
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/binky-adapter-filestore ./examples/adapters
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/binky-demo-app ./examples/demo/app
 
 install: build
 	@mkdir -p $(PREFIX)/bin
@@ -143,4 +148,26 @@ demo-down:
 	@bash scripts/demo.sh down
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)
+
+.PHONY: man dist
+
+# man: the manual pages, binky(1) from the kong model and binky.toml(5)
+# from docs/config.md's key reference, into $(BIN)/man.
+MANDIR ?= $(BIN)/man
+man:
+	$(GO) run -trimpath ./cmd/binky __man --out $(MANDIR) --config docs/config.md
+
+# dist: what a release ships, into $(DIST): the source tarball, archives
+# for DIST_PLATFORMS, Debian packages (binky, and one binky-adapter-<family>
+# per adapter module, installing into /usr/lib/binky/adapters), the npm
+# packages (npx -y binky mcp) and SHA256SUMS. Reproducible: file times are
+# the commit's (SOURCE_DATE_EPOCH overrides), binaries -trimpath and static.
+# tools/dist is its own module (nfpm stays out of the workspace's
+# dependencies), built with GOWORK=off.
+DIST           ?= $(CURDIR)/dist
+DIST_PLATFORMS ?= linux/amd64,linux/arm64,windows/amd64
+dist:
+	cd tools/dist && GOWORK=off $(GO) vet . && GOWORK=off GO=$(GO) $(GO) run -trimpath . -root $(CURDIR) -out $(DIST) \
+		-version '$(VERSION)' -commit '$(COMMIT)' -platforms '$(DIST_PLATFORMS)'
+	@cat $(DIST)/SHA256SUMS

@@ -136,11 +136,12 @@ seed      = %q
 }
 
 // buildTestClient builds a test client program of a plugin module
-// (plugins/<module>/internal/testclient) into the test's directory.
+// (plugins/<module>/testdata/testclient, where `go build ./...` does not
+// reach it, so a packager never installs it) into the test's directory.
 func buildTestClient(t *testing.T, module string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), module+"-testclient")
-	cmd := exec.Command("go", "build", "-o", out, "./internal/testclient")
+	cmd := exec.Command("go", "build", "-o", out, "./testdata/testclient")
 	cmd.Dir = filepath.Join("..", "plugins", module)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %s's test client: %v\n%s", module, err, b)

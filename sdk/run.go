@@ -42,8 +42,12 @@ const LogLevelEnv = "BINKY_ADAPTER_LOG_LEVEL"
 // keeps in a directory of its own under PLUGIN_UNIX_SOCKET_DIR (default: the
 // temp directory).
 //
+// With --version it prints the adapter's name, version, protocol and commit
+// to stdout and exits 0 (see BuildVersion).
+//
 // Anything else prints usage to stderr and exits 2. Run answers describe
-// with rpc:true on both tiers, so the adapter itself need not say so. An
+// with rpc:true on both tiers, so the adapter itself need not say so, and
+// fills its version from BuildVersion when the adapter leaves it empty. An
 // adapter that is an io.Closer (a pool of admin connections) is closed
 // before the process exits (given two seconds to return).
 func Run(a Adapter) {
@@ -98,6 +102,8 @@ func run(ctx context.Context, a Adapter, args []string, stdin io.Reader, stdout,
 		return oneShot(ctx, a, args[1], stdin, stdout, stderr)
 	case len(args) <= 1 && getenv(Handshake.MagicCookieKey) != "":
 		return serveRPC(ctx, a, name, stderr, getenv)
+	case len(args) == 2 && args[1] == "--version":
+		return printVersion(ctx, a, name, stdout)
 	case len(args) >= 2 && !isCall(args[1]) && args[1] != "-h" && args[1] != "--help" && args[1] != "help":
 		fmt.Fprintf(stderr, "%s: unknown call %q\n\n", name, args[1])
 	case len(args) > 2:
@@ -208,6 +214,7 @@ func serveRPC(ctx context.Context, a Adapter, name string, stderr io.Writer, get
 
 func usage(w io.Writer, name string) {
 	fmt.Fprintf(w, `usage: %[1]s describe|provision|resolve|clone|destroy
+       %[1]s --version
 
 %[1]s is a Binky adapter (protocol %[2]d). Binky runs it; you rarely need to.
 By hand: write one JSON request to stdin, read one JSON reply from stdout.
@@ -231,6 +238,9 @@ func (r rpcCapable) Describe(ctx context.Context, req *DescribeRequest) (*Descri
 	resp, err := r.Adapter.Describe(ctx, req)
 	if resp != nil {
 		resp.RPC = true
+		if resp.Version == "" {
+			resp.Version, _ = BuildVersion()
+		}
 	}
 	return resp, err
 }

@@ -36,13 +36,14 @@ type grammar struct {
 	Golden   goldenCmd       `cmd:"" help:"List, rebuild or drop golden templates (golden list, golden drop NAME|--project P)."`
 	Reserve  reserveCmd      `cmd:"" help:"Show or set the admission bounds: free RAM and disk kept in reserve, and max_parallel."`
 	Trust    handoffTrust    `cmd:"" help:"Install Binky's local CA into the system and browser trust stores (--uninstall removes it)."`
-	Adapters handoffAdapters `cmd:"" help:"List the adapters found on PATH and in $BINKY_HOME/adapters: name, aliases, tiers, clone, protocol, binary."`
+	Adapters handoffAdapters `cmd:"" help:"List the adapters found on PATH, in $BINKY_HOME/adapters and in the system adapter directory: name, aliases, version, tiers, clone, protocol, where each came from, binary."`
 	Adapter  handoffAdapter  `cmd:"" help:"Act on one adapter (adapter test NAME runs the conformance suite)."`
 	Hook     hookCmd         `cmd:"" help:"Plug into agent tools: hook claude create|remove, hook up|down, hook install claude|worktrunk (docs/agents.md)."`
 	Mcp      handoffMcp      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, ports, verify, logs, reset, restart; world env and log resources)."`
 
 	Completion completionCmd `cmd:"" help:"Print a shell completion script: binky completion bash|zsh|fish (completes verbs, flags, and live worktree and service names)."`
 	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Complete a command line (called by the completion scripts)."`
+	Man        manCmd        `cmd:"" name:"__man" hidden:"" help:"Write the manual pages binky.1 and binky.toml.5 (make man)."`
 }
 
 // globals is handed to every verb's Run.

@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/binkyhq/binky/cmd/internal/cli"
 	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/adapter"
 	"github.com/hashicorp/go-hclog"
 )
@@ -38,20 +38,24 @@ func (c *adaptersCmd) Run(g *globals) error {
 		return enc.Encode(infos)
 	}
 	if len(infos) == 0 {
-		fmt.Printf("no adapters found: install binky-adapter-<name> on PATH or in %s/adapters\n", g.home)
+		fmt.Printf("no adapters found: install binky-adapter-<name> on PATH, in %s/adapters or in %s\n",
+			g.home, strings.Join(adapter.DefaultSystemDirs(), ", "))
 		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
 	var broken []adapter.Info
-	fmt.Fprintln(tw, "NAME\tALIASES\tTIERS\tCLONE\tPROTOCOL\tBINARY")
+	fmt.Fprintln(tw, "NAME\tALIASES\tVERSION\tTIERS\tCLONE\tPROTOCOL\tFROM\tBINARY")
 	for _, i := range infos {
 		aliases := strings.Join(i.Aliases, ",")
 		if aliases == "" {
 			aliases = "-"
 		}
-		tiers, clone, proto := strings.Join(i.Tiers, ","), yesNo(i.Clone), fmt.Sprint(i.Protocol)
+		tiers, clone, proto, version := strings.Join(i.Tiers, ","), yesNo(i.Clone), fmt.Sprint(i.Protocol), i.Version
 		if i.Error != "" {
-			tiers, clone, proto = "-", "-", "-"
+			tiers, clone, proto, version = "-", "-", "-", "-"
+		}
+		if version == "" {
+			version = "-"
 		}
 		path := i.Path
 		if i.ShadowedBy != "" {
@@ -61,7 +65,7 @@ func (c *adaptersCmd) Run(g *globals) error {
 			path += " (unusable: see below)"
 			broken = append(broken, i)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", i.Name, aliases, tiers, clone, proto, path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i.Name, aliases, version, tiers, clone, proto, i.Origin, path)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

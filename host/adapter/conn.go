@@ -51,7 +51,7 @@ func (h *Host) Open(ctx context.Context, name string, opts ...OpenOption) (*Conn
 	for _, o := range opts {
 		o(c)
 	}
-	c.bin = h.binary(info.Path, info.Name, c.call)
+	c.bin = h.binary(ctx, info.Path, info.Name, c.call)
 	if info.RPC && !h.oneShot {
 		c.setCall("start")
 		sctx, cancel := context.WithTimeout(ctx, c.timeout)

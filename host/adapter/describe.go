@@ -120,7 +120,7 @@ func (s *describeSet) wait(ctx context.Context, i int) (Info, error) {
 		}
 	}
 	s.drop(i)
-	info := Info{Name: c.name, Path: c.path, Tiers: []string{}}
+	info := Info{Name: c.name, Path: c.path, Origin: c.origin, Tiers: []string{}}
 	if r.err != nil {
 		info.Error = r.err.Error()
 	}
@@ -191,7 +191,7 @@ func (h *Host) persist() {
 func (h *Host) describe(ctx context.Context, name, path string) (*sdk.DescribeResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.describeTimeout)
 	defer cancel()
-	b := h.binary(path, name, func() string { return sdk.CallDescribe })
+	b := h.binary(ctx, path, name, func() string { return sdk.CallDescribe })
 	d, err := client.Describe(ctx, b, &sdk.DescribeRequest{Header: sdk.Header{Protocol: sdk.Protocol, Adapter: name}})
 	if err != nil {
 		return nil, fmt.Errorf("describe: %w", err)

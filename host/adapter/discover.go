@@ -31,6 +31,9 @@ type Info struct {
 	Aliases []string `json:"aliases,omitempty"`
 	// Path is the binary.
 	Path string `json:"path"`
+	// Origin says which search directory it was found in: PATH, home
+	// ($BINKY_HOME/adapters) or system (a system adapter directory).
+	Origin string `json:"origin"`
 	// Implementation is the name describe reports; it differs from Name
 	// when the binary is installed under an alias's file name.
 	Implementation string `json:"implementation,omitempty"`
@@ -65,7 +68,8 @@ func (h *Host) List(ctx context.Context) ([]Info, error) {
 }
 
 // Find resolves name to a usable binary: first a binary of that name (the
-// first in search order: PATH, then $BINKY_HOME/adapters), then an alias
+// first in search order: PATH, then $BINKY_HOME/adapters, then the system
+// adapter directories), then an alias
 // declared by one of the winning binaries (again the first in search order).
 // An alias never overrides a binary's own name. A binary whose describe
 // failed is an error, not skipped.
@@ -89,7 +93,7 @@ func (h *Host) Find(ctx context.Context, name string) (*Info, error) {
 // the winner of every other name, in parallel, to find the alias. A cached
 // failure keeps a broken binary from being run again until it changes.
 func (h *Host) Locate(ctx context.Context, name string) (*Info, error) {
-	cands := h.candidates()
+	cands := h.candidates(ctx)
 	var exact []candidate
 	for _, c := range cands {
 		if c.name == name {
@@ -128,7 +132,7 @@ func (h *Host) Locate(ctx context.Context, name string) (*Info, error) {
 			return &found[i], nil
 		}
 	}
-	return nil, h.notFound(name, found)
+	return nil, h.notFound(ctx, name, found)
 }
 
 // winnersOf keeps the first candidate of each name, in search order.
@@ -144,7 +148,7 @@ func winnersOf(cands []candidate) []candidate {
 	return out
 }
 
-func (h *Host) notFound(name string, found []Info) error {
+func (h *Host) notFound(ctx context.Context, name string, found []Info) error {
 	var have []string
 	for _, f := range found {
 		if f.ShadowedBy != "" {
@@ -161,25 +165,42 @@ func (h *Host) notFound(name string, found []Info) error {
 	if len(have) > 0 {
 		list = strings.Join(have, ", ")
 	}
-	where := "PATH"
-	if h.home != "" {
-		where += " or " + filepath.Join(h.home, "adapters")
+	var path, others []string
+	for _, d := range h.dirs(ctx) {
+		if d.origin == OriginPath {
+			path = append(path, d.dir)
+		} else {
+			others = append(others, d.dir)
+		}
 	}
-	return fmt.Errorf("%w: no %s%s on %s (found: %s); install the binky-adapter-%s package or put that executable on PATH, then check with `binky adapters`",
-		ErrNotFound, Prefix, name, where, list, name)
+	where := "your PATH (" + strings.Join(path, string(os.PathListSeparator)) + ")"
+	if len(path) == 0 {
+		where = "your PATH (empty)"
+	}
+	if len(others) > 0 {
+		where += ", " + strings.Join(others, ", ")
+	}
+	put := "on your PATH"
+	if h.home != "" {
+		put += " or in " + filepath.Join(h.home, "adapters")
+	}
+	return fmt.Errorf("%w: no %s%s in %s (found: %s); install the binky-adapter-%s package, or put that executable %s, then check with `binky adapters`",
+		ErrNotFound, Prefix, name, where, list, name, put)
 }
 
 // candidate is one executable found in a search directory.
 type candidate struct {
-	name string
-	path string
+	name   string
+	path   string
+	origin string
 }
 
 // candidates lists every adapter executable in search order.
-func (h *Host) candidates() []candidate {
+func (h *Host) candidates(ctx context.Context) []candidate {
 	var out []candidate
 	seen := map[string]bool{}
-	for _, dir := range h.dirs() {
+	for _, sd := range h.dirs(ctx) {
+		dir := sd.dir
 		real, err := filepath.EvalSymlinks(dir)
 		if err != nil || seen[real] {
 			continue // missing PATH entries are normal; so is one dir twice
@@ -202,7 +223,7 @@ func (h *Host) candidates() []candidate {
 				if abs, err := filepath.Abs(p); err == nil {
 					p = abs
 				}
-				out = append(out, candidate{name: name, path: p})
+				out = append(out, candidate{name: name, path: p, origin: sd.origin})
 			}
 		}
 	}
@@ -212,7 +233,7 @@ func (h *Host) candidates() []candidate {
 // scan describes every candidate (through the cache, in parallel) and marks
 // shadowing.
 func (h *Host) scan(ctx context.Context) ([]Info, error) {
-	cands := h.candidates()
+	cands := h.candidates(ctx)
 	set := h.startDescribes(ctx, cands, false)
 	defer set.release()
 	var out []Info

@@ -1,6 +1,8 @@
 // Package adapter finds adapter binaries and calls them with the host's
-// policy. It owns discovery (every executable binky-adapter-<name> on PATH,
-// then in $BINKY_HOME/adapters, each described once, in parallel with the
+// policy. It owns discovery (every executable binky-adapter-<name> on the
+// caller's PATH (WithCallerPath; else the host's), then in
+// $BINKY_HOME/adapters, then in the system adapter directories where
+// packages install them (/usr/lib/binky/adapters), each described once, in parallel with the
 // others a lookup needs, and its describe or its failure cached by path,
 // size and mtime in $BINKY_HOME/adapters.cache.json), name resolution (a
 // binary's own name before any alias, so a lookup by name runs only that

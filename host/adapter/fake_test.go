@@ -256,6 +256,9 @@ func testHost(t testing.TB, opts Options, dirs ...string) (*Host, *stderrLog) {
 		opts.Home = t.TempDir()
 	}
 	opts.PathEnv = strings.Join(dirs, string(os.PathListSeparator))
+	if opts.SystemDirs == nil {
+		opts.SystemDirs = []string{} // never the machine's packaged adapters
+	}
 	if opts.PathEnv == "" {
 		opts.PathEnv = t.TempDir()
 	}

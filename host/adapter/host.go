@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sync"
@@ -31,9 +32,14 @@ type Options struct {
 	// Home is the state directory ($BINKY_HOME). Adapters in Home/adapters
 	// are found after those on PATH; the describe cache lives in Home.
 	Home string
-	// PathEnv is the PATH searched for adapters and handed to them. Empty:
-	// the process's PATH.
+	// PathEnv is the PATH searched for adapters and handed to them, unless
+	// a call's context carries the caller's (WithCallerPath). Empty: the
+	// process's PATH.
 	PathEnv string
+	// SystemDirs are searched after Home/adapters: where distribution
+	// packages install adapters. Nil: DefaultSystemDirs()
+	// (/usr/lib/binky/adapters on Unix); empty and non-nil: none.
+	SystemDirs []string
 	// Environ is the environment the adapter's minimal one is cut from
 	// (PATH, HOME, TMPDIR, LANG, LC_*). Nil: os.Environ().
 	Environ []string
@@ -61,7 +67,8 @@ type Options struct {
 type Host struct {
 	home            string
 	pathEnv         string
-	env             []string
+	systemDirs      []string
+	env             []string // the adapters' minimal environment, without PATH
 	log             hclog.Logger
 	redact          func(string) string
 	onStderr        func(adapter, call, text string)
@@ -82,6 +89,7 @@ func New(opts Options) *Host {
 	h := &Host{
 		home:            opts.Home,
 		pathEnv:         opts.PathEnv,
+		systemDirs:      opts.SystemDirs,
 		log:             opts.Logger,
 		redact:          opts.Redact,
 		onStderr:        opts.OnStderr,
@@ -93,6 +101,9 @@ func New(opts Options) *Host {
 	}
 	if h.pathEnv == "" {
 		h.pathEnv = os.Getenv("PATH")
+	}
+	if h.systemDirs == nil {
+		h.systemDirs = DefaultSystemDirs()
 	}
 	if h.log == nil {
 		h.log = hclog.NewNullLogger()
@@ -107,39 +118,81 @@ func New(opts Options) *Host {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	h.env = client.SetEnv(client.MinimalEnv(environ), "PATH", h.pathEnv)
+	h.env = client.MinimalEnv(environ)
 	return h
 }
 
-// dirs are the directories searched, in order: PATH, then Home/adapters.
-func (h *Host) dirs() []string {
-	var out []string
+// Where a search directory comes from, as Info.Origin says.
+const (
+	OriginPath   = "PATH"   // a directory of the caller's PATH
+	OriginHome   = "home"   // $BINKY_HOME/adapters
+	OriginSystem = "system" // a system adapter directory (SystemDirs)
+)
+
+// callerPathKey carries the caller's PATH in a context.
+type callerPathKey struct{}
+
+// WithCallerPath returns ctx carrying the PATH of the caller a call serves
+// (the daemon takes it from the caller's forwarded environment). Discovery
+// under ctx searches that PATH instead of Options.PathEnv, and adapters
+// started under ctx get it, so an adapter the caller put on their PATH
+// after the daemon started is found. An empty path leaves ctx as it is.
+func WithCallerPath(ctx context.Context, path string) context.Context {
+	if path == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, callerPathKey{}, path)
+}
+
+// pathFor is the PATH a call under ctx searches: the caller's, else the
+// host's.
+func (h *Host) pathFor(ctx context.Context) string {
+	if p, ok := ctx.Value(callerPathKey{}).(string); ok && p != "" {
+		return p
+	}
+	return h.pathEnv
+}
+
+// searchDir is one directory discovery reads, and why.
+type searchDir struct {
+	dir    string
+	origin string
+}
+
+// dirs are the directories searched, in order: PATH (the caller's, see
+// WithCallerPath), then Home/adapters, then the system directories.
+func (h *Host) dirs(ctx context.Context) []searchDir {
+	var out []searchDir
 	seen := map[string]bool{}
-	add := func(d string) {
+	add := func(d, origin string) {
 		if d == "" {
 			return
 		}
 		c := filepath.Clean(d)
 		if !seen[c] {
 			seen[c] = true
-			out = append(out, c)
+			out = append(out, searchDir{dir: c, origin: origin})
 		}
 	}
-	for _, d := range filepath.SplitList(h.pathEnv) {
-		add(d)
+	for _, d := range filepath.SplitList(h.pathFor(ctx)) {
+		add(d, OriginPath)
 	}
 	if h.home != "" {
-		add(filepath.Join(h.home, "adapters"))
+		add(filepath.Join(h.home, "adapters"), OriginHome)
+	}
+	for _, d := range h.systemDirs {
+		add(d, OriginSystem)
 	}
 	return out
 }
 
-// binary is how every call reaches an adapter: the minimal environment and
-// the stderr hand-off with redaction.
-func (h *Host) binary(path, adapter string, call func() string) *client.Binary {
+// binary is how every call reaches an adapter: the minimal environment
+// (with PATH, the caller's when ctx carries it) and the stderr hand-off
+// with redaction.
+func (h *Host) binary(ctx context.Context, path, adapter string, call func() string) *client.Binary {
 	return &client.Binary{
 		Path:   path,
-		Env:    h.env,
+		Env:    client.SetEnv(h.env, "PATH", h.pathFor(ctx)),
 		Logger: h.log.Named("adapter").With("adapter", adapter),
 		Stderr: func(b []byte) { h.stderr(adapter, call(), b) },
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/api"
 )
 
@@ -104,6 +105,13 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 		enc.Encode(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "request is not JSON: " + err.Error()}})
 		return
 	}
+	// Adapters are discovered on the caller's PATH (forwarded in "env"),
+	// not the daemon's: what the caller installed is what it finds.
+	var caller struct {
+		Env map[string]string `json:"env"`
+	}
+	_ = json.Unmarshal(req.Args, &caller)
+	ctx = adapter.WithCallerPath(ctx, caller.Env["PATH"])
 	h, ok := d.handlers[req.Op]
 	if !ok {
 		enc.Encode(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: fmt.Sprintf("unknown op %q", req.Op)}})

@@ -42,8 +42,8 @@ func checkAdapters(ctx context.Context, e *Env) []Finding {
 		return []Finding{fail("binky adapters", "list the adapters: %v", err)}
 	}
 	if len(infos) == 0 {
-		return []Finding{warn("go install github.com/binkyhq/binky/plugins/postgres/cmd/binky-adapter-postgres@latest (or the adapter your binky.toml names)",
-			"no binky-adapter-* found on PATH or in %s", filepath.Join(e.Home, "adapters"))}
+		return []Finding{warn("install the binky-adapter-<family> package your binky.toml needs (or, in a checkout, make install)",
+			"no binky-adapter-* found on PATH, in %s or in %s", filepath.Join(e.Home, "adapters"), strings.Join(adapter.DefaultSystemDirs(), ", "))}
 	}
 	var out []Finding
 	good := 0

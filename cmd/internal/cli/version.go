@@ -7,31 +7,60 @@ import (
 )
 
 // Set by the linker: -X github.com/binkyhq/binky/cmd/internal/cli.version=… (and .commit).
+// Empty: read from the build info (see buildVersion).
 var (
-	version = "dev"
+	version = ""
 	commit  = ""
 )
 
-// Version is what --version prints: version, commit and Go version.
-func Version() string {
-	c := commit
-	if c == "" {
-		if bi, ok := debug.ReadBuildInfo(); ok {
+// buildVersion is the version and commit: what the linker set; else, from
+// debug.ReadBuildInfo, the main module's version (`go install …@v1.2.3`
+// records it) and its vcs.revision (a plain `go build` in a checkout, with
+// a "+dirty" mark for uncommitted changes); else "dev" and "unknown".
+func buildVersion() (ver, rev string) {
+	ver, rev = version, commit
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if ver == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			ver = bi.Main.Version
+		}
+		if rev == "" {
+			dirty := false
 			for _, s := range bi.Settings {
-				if s.Key == "vcs.revision" {
-					c = s.Value
+				switch s.Key {
+				case "vcs.revision":
+					rev = s.Value
+				case "vcs.modified":
+					dirty = s.Value == "true"
 				}
+			}
+			if len(rev) > 12 {
+				rev = rev[:12]
+			}
+			if rev != "" && dirty {
+				rev += "+dirty"
 			}
 		}
 	}
-	if c == "" {
-		c = "unknown"
+	if ver == "" {
+		ver = "dev"
 	}
-	if len(c) > 12 {
-		c = c[:12]
+	if rev == "" {
+		rev = "unknown"
 	}
-	return fmt.Sprintf("binky %s (commit %s, %s %s/%s)", version, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if len(rev) > 12 && rev[12] != '+' {
+		rev = rev[:12]
+	}
+	return ver, rev
+}
+
+// Version is what --version prints: version, commit and Go version.
+func Version() string {
+	v, c := buildVersion()
+	return fmt.Sprintf("binky %s (commit %s, %s %s/%s)", v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // Number is the bare version (what the MCP server announces).
-func Number() string { return version }
+func Number() string {
+	v, _ := buildVersion()
+	return v
+}

@@ -72,10 +72,11 @@ type Daemon struct {
 	handlers map[string]handler
 	stop     context.CancelFunc
 
-	worlds   keyedLocks // project/worktree → serializes ops on one world
-	repos    keyedLocks // repository root → serializes git worktree changes
-	goldens  keyedLocks // golden template name → builds a template once
-	verifies keyedLocks // project/worktree → one verify of a world at a time
+	worlds    keyedLocks // project/worktree → serializes ops on one world
+	repos     keyedLocks // repository root → serializes git worktree changes
+	goldens   keyedLocks // golden template name → builds a template once
+	verifies  keyedLocks // project/worktree → one verify of a world at a time
+	dataMoves keyedLocks // adapter alias → its data directory moved once at a time
 }
 
 // New builds a daemon; Run starts it.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -208,5 +207,5 @@ func (d *Daemon) evictGoldens(ctx context.Context, s *stream, w *world, svc *con
 
 // goldenDataDir is where file adapters keep the slices of adapter.
 func (d *Daemon) goldenDataDir(adapterName string) string {
-	return filepath.Join(d.home, "data", adapterName)
+	return d.dataDir(adapterName)
 }

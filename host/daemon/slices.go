@@ -67,7 +67,7 @@ func (d *Daemon) target(w *world, svc *config.Service, sliceName string, coords 
 		Slice:      sliceName,
 		Project:    w.project,
 		AdminURL:   w.render(svc.AdminURL, svc.Name, coords),
-		DataDir:    filepath.Join(d.home, "data", svc.Adapter),
+		DataDir:    d.dataDir(svc.Adapter),
 		Config:     cfgVals,
 		Owner:      d.homeID,
 		OwnerLabel: d.ownerLabel(),

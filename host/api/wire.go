@@ -246,7 +246,12 @@ type World struct {
 // Queue is a world's place in the admission queue.
 type Queue struct {
 	Position int    `json:"position"` // 1 is next
-	Reason   string `json:"reason"`   // e.g. "max_parallel 4 reached"
+	Reason   string `json:"reason"`   // e.g. "max_parallel 4 reached (machine)"
+	// Limit is the bound that holds it: machine.max_parallel,
+	// project.max_parallel, machine.ram_reserve, project.ram_reserve,
+	// machine.disk_headroom, project.disk_headroom, or queue (it would fit
+	// but waits behind one the machine holds).
+	Limit string `json:"limit,omitempty"`
 }
 
 // Pressure is the machine's free RAM and disk against the reserves, and

@@ -146,11 +146,13 @@ func (d *Daemon) loadLimits(ctx context.Context) {
 	d.limits.mu.Unlock()
 }
 
-// projectLimits are the machine's bounds lowered by a project's own.
+// projectLimits are a project's own bounds. The controller applies them
+// with the machine's as they are at each decision: the project's
+// max_parallel counts its own worlds, the machine's all of them.
 func (d *Daemon) projectLimits(cfg *config.Config) admission.Limits {
-	return d.limits.get().Lower(admission.Limits{
+	return admission.Limits{
 		MaxParallel: cfg.Project.MaxParallel, RAMReserve: cfg.Project.RAMReserve, DiskHeadroom: cfg.Project.DiskHeadroom,
-	})
+	}
 }
 
 // admit is step 3 of up: the world waits in the admission queue until it
@@ -312,7 +314,7 @@ func (d *Daemon) admissionStatus(res *api.StatusResult, all bool) {
 		byKey[worldKey(w.Project, w.Worktree)] = i
 	}
 	for _, q := range snap.Queue {
-		qi := &api.Queue{Position: q.Position, Reason: q.Reason}
+		qi := &api.Queue{Position: q.Position, Reason: q.Reason, Limit: q.Limit}
 		if i, ok := byKey[q.Key]; ok {
 			if res.Worlds[i].State != stateSuspended {
 				res.Worlds[i].State = stateQueued

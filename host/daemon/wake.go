@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
@@ -11,6 +12,9 @@ import (
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 )
+
+// wakeStartLimit bounds the start of a woken down world once admitted.
+const wakeStartLimit = 10 * time.Minute
 
 // waker is the daemon's side of wake on request (proxy.Waker).
 type waker struct{ d *Daemon }
@@ -41,7 +45,10 @@ func (w waker) Touch(project, worktree string) {
 
 // Wake resumes a suspended world, or starts a down one from the run specs
 // its last up recorded (the environment of the caller of that up: a wake
-// has no caller of its own). Either way it passes through admission.
+// has no caller of its own). Either way it passes through admission. ctx
+// ends when no client waits for the wake any more: a wake still queued
+// then leaves the queue at once; one already admitted finishes its start
+// (a world half started would help nobody).
 func (w waker) Wake(ctx context.Context, project, worktree string) error {
 	d := w.d
 	rec, err := d.reg.Worktree(ctx, project, worktree)
@@ -61,7 +68,9 @@ func (w waker) Wake(ctx context.Context, project, worktree string) error {
 		d.emit(events.Event{Event: events.WorldWoken, Project: project, Worktree: worktree, Detail: "resumed"})
 		return nil // Acquire resumed it
 	}
-	if err := d.startRecorded(ctx, cfg, rec); err != nil {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wakeStartLimit)
+	defer cancel()
+	if err := d.startRecorded(sctx, cfg, rec); err != nil {
 		d.released(project, worktree)
 		return err
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	// CPUTime returns the CPU time a world's processes have used so far;
 	// nil or false means unknown (idle is then judged by requests alone).
 	CPUTime func(key string) (time.Duration, bool)
+	// Jobs is the machine's bound on commands running at once (binky run,
+	// verify checks); the cores when 0.
+	Jobs int
 	// Now is the clock; time.Now if nil.
 	Now    func() time.Time
 	Logger hclog.Logger
@@ -62,6 +65,12 @@ type Controller struct {
 	slots      []*slot
 	queue      []*ticket
 	lastMove   time.Time // last pressure suspension or resume
+
+	// The jobs queue (jobs.go).
+	jobq           []*job
+	jobsRunning    int
+	jobsOf         map[string]int // running jobs per project
+	jobsSinceFresh int            // jobs started since the last sample
 }
 
 // slot is a world holding one of the max_parallel places.
@@ -135,7 +144,7 @@ func (c *Controller) Tick(ctx context.Context) {
 	if err == nil || !c.sampled {
 		c.sample, c.sampled = s, true
 	}
-	c.sinceFresh = 0
+	c.sinceFresh, c.jobsSinceFresh = 0, 0
 	now := c.opts.Now()
 	var suspend, resume []string
 	var why []string
@@ -177,7 +186,9 @@ func (c *Controller) Tick(ctx context.Context) {
 		}
 	}
 	admitted := c.dispatch()
+	jobs := c.dispatchJobs()
 	c.mu.Unlock()
+	closeJobs(jobs)
 	for i, k := range suspend {
 		if err := c.opts.Suspend(k); err != nil {
 			c.opts.Logger.Warn("suspend world", "world", k, "why", why[i], "error", err)

@@ -310,8 +310,10 @@ func (c *Controller) dispatch() []*ticket {
 func (c *Controller) Recheck() {
 	c.mu.Lock()
 	admitted := c.dispatch()
+	jobs := c.dispatchJobs()
 	c.mu.Unlock()
 	closeAll(admitted)
+	closeJobs(jobs)
 }
 
 // Done ends one caller's use of a world admitted by Acquire (the up

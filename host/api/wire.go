@@ -21,6 +21,7 @@ const (
 	OpStop    = "stop"
 	OpGolden  = "golden"
 	OpReserve = "reserve"
+	OpRun     = "run"
 )
 
 // Request is the first and only line a client sends.
@@ -145,6 +146,25 @@ type RestartArgs struct {
 	WorldRef
 	// Services to restart; empty: every cmd service of the world.
 	Services []string `json:"services,omitempty"`
+}
+
+// RunArgs runs one command in a world's environment (as verify does),
+// through the jobs queue (docs/admission.md). Exactly one of Argv (run as
+// is, no shell) and Command (run by the shell) is set.
+type RunArgs struct {
+	WorldRef
+	Argv    []string `json:"argv,omitempty"`
+	Command string   `json:"command,omitempty"`
+}
+
+// RunResult is how a run ended.
+type RunResult struct {
+	Project    string `json:"project"`
+	Worktree   string `json:"worktree"`
+	ExitCode   int    `json:"exit_code"` // -1: it could not run, or was killed
+	DurationMS int64  `json:"duration_ms"`
+	// WaitedMS is how long it waited in the jobs queue.
+	WaitedMS int64 `json:"waited_ms"`
 }
 
 // VerifyArgs runs a world's verify commands.

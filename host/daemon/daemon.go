@@ -106,6 +106,7 @@ func New(opts Options) *Daemon {
 		api.OpRestart: d.opRestart,
 		api.OpGolden:  d.opGolden,
 		api.OpReserve: d.opReserve,
+		api.OpRun:     d.opRun,
 	}
 	return d
 }

@@ -284,6 +284,11 @@ type Pressure struct {
 	MaxParallel  int     `json:"max_parallel"`  // 0: no bound
 	Running      int     `json:"running"`       // worlds up, starting or suspended
 	Queued       int     `json:"queued"`
+	// The jobs queue (binky run, verify checks): the machine's bound, the
+	// commands running and those waiting.
+	Jobs        int `json:"jobs"`
+	JobsRunning int `json:"jobs_running"`
+	JobsQueued  int `json:"jobs_queued"`
 }
 
 // ReserveArgs sets machine-wide admission bounds (nil leaves a value as it

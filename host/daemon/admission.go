@@ -333,7 +333,17 @@ func (d *Daemon) admissionStatus(res *api.StatusResult, all bool) {
 		}
 	}
 	p := pressureOf(snap)
+	d.jobsPressure(&p)
 	res.Pressure = &p
+}
+
+// jobsPressure adds the jobs queue to p.
+func (d *Daemon) jobsPressure(p *api.Pressure) {
+	if d.adm == nil {
+		return
+	}
+	j := d.adm.Jobs()
+	p.Jobs, p.JobsRunning, p.JobsQueued = j.Limit, j.Running, len(j.Queue)
 }
 
 func pressureOf(snap admission.Snapshot) api.Pressure {

@@ -77,6 +77,7 @@ func (d *Daemon) opReserve(ctx context.Context, raw json.RawMessage, _ *stream) 
 	}
 	if d.adm != nil {
 		res.Pressure = pressureOf(d.adm.Snapshot())
+		d.jobsPressure(&res.Pressure)
 	}
 	return res, nil
 }

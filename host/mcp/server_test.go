@@ -211,6 +211,7 @@ func TestToolsList(t *testing.T) {
 		"logs":    {"grep,lines,project,repo,service,worktree", ""},
 		"reset":   {"project,repo,service,worktree", "worktree"},
 		"restart": {"project,repo,service,worktree", "worktree"},
+		"run":     {"command,project,repo,worktree", "worktree,command"},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("got %d tools; want %d", len(res.Tools), len(want))

@@ -130,5 +130,6 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		restartTool(),
+		runTool(),
 	}
 }

@@ -158,3 +158,61 @@ func TestAdmissionAbandonedWakeLeavesQueue(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestAdmissionQueueAcrossKill9: two ups wait in the queue when the daemon
+// is killed with SIGKILL. Their callers go with it; the next daemon marks
+// each world down with the reason (one of them never recorded before), and
+// none is left starting or queued. An up run again queues as before.
+func TestAdmissionQueueAcrossKill9(t *testing.T) {
+	e := newAdmEnv(t, admissionConfig)
+	e.must("up", "k2")
+	e.must("down", "k2") // recorded down before it queues; k3 never is
+	e.must("reserve", "--max-parallel", "1")
+	e.must("up", "k1")
+	ups := []*bgUp{e.startUp("k2"), e.startUp("k3")}
+	waitFor(t, "k2 and k3 queued", func() bool {
+		_, p2, _, _ := e.admStatus().world("k2")
+		_, p3, _, _ := e.admStatus().world("k3")
+		return p2 == 1 && p3 == 2
+	})
+	killDaemon(t, e.env)
+	for _, u := range ups {
+		waitFor(t, "the queued up to end with its daemon", func() bool { return u.exited() })
+	}
+	var s struct {
+		Worlds []struct {
+			Worktree string          `json:"worktree"`
+			State    string          `json:"state"`
+			Reason   string          `json:"reason"`
+			Queue    json.RawMessage `json:"queue"`
+		} `json:"worlds"`
+	}
+	if err := jsonUnmarshal(e.must("status", "--json").stdout, &s); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, w := range s.Worlds {
+		seen[w.Worktree] = true
+		switch w.Worktree {
+		case "k1":
+			if w.State != "up" {
+				t.Errorf("k1 after the restart: %s; want up", w.State)
+			}
+		case "k2", "k3":
+			if w.State != "down" || !strings.Contains(w.Reason, "was queued") || !strings.Contains(w.Reason, "binky up "+w.Worktree) || len(w.Queue) > 0 {
+				t.Errorf("%s after the restart: %s %q queue %s; want down with the reason", w.Worktree, w.State, w.Reason, w.Queue)
+			}
+		}
+	}
+	if !seen["k2"] || !seen["k3"] {
+		t.Errorf("status after the restart lists %v; want k2 and k3 (down)", seen)
+	}
+	// Its caller back, k3 queues again.
+	u := e.startUp("k3")
+	waitFor(t, "k3 queued again", func() bool { _, p, _, _ := e.admStatus().world("k3"); return p == 1 })
+	e.must("down", "k1")
+	waitFor(t, "k3 admitted", func() bool { return u.exited() })
+	if err := <-u.done; err != nil {
+		t.Errorf("k3's up after the restart: %v\n%s", err, u.stderr.String())
+	}
+}

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +87,8 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 	}
 	d.adm = admission.New(opts)
 	d.admOff = os.Getenv(envTestAdmission) == "off"
+	d.admQueue = &admission.Journal{Path: filepath.Join(d.home, queueFile)}
+	d.settleLeftQueued(ctx)
 	if recs, err := d.reg.Worktrees(ctx); err == nil {
 		for _, rec := range recs {
 			switch rec.State {
@@ -98,6 +102,46 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 		}
 	}
 	go d.adm.Run(ctx)
+}
+
+// queueFile (in BINKY_HOME) records the worlds waiting in the queue.
+const queueFile = "admission-queue.json"
+
+// settleLeftQueued marks down, with the reason, each world an earlier
+// daemon left waiting in the queue: its caller went with that daemon (a
+// caller that comes back queues again). A world recorded up or suspended
+// meanwhile is left as it is; one never recorded is recorded down, so
+// status shows what became of it. Nothing is left starting.
+func (d *Daemon) settleLeftQueued(ctx context.Context) {
+	left, err := d.admQueue.Take()
+	if err != nil {
+		d.log.Warn("read the queue an earlier daemon left", "error", err)
+	}
+	for _, e := range left {
+		var w registry.Worktree
+		if err := json.Unmarshal(e.Data, &w); err != nil || w.Project == "" || w.Name == "" {
+			d.log.Warn("a recorded queued world is unreadable; skipped", "world", e.Key)
+			continue
+		}
+		reason := fmt.Sprintf("was queued (since %s) when the daemon stopped; its caller went with it: run binky up %s again", e.Since.Local().Format("15:04:05"), w.Name)
+		rec, err := d.reg.Worktree(ctx, w.Project, w.Name)
+		if err != nil {
+			w.State = stateDown
+			if rec, err = d.reg.UpsertWorktree(ctx, &w); err != nil {
+				d.log.Warn("record a world left queued", "world", e.Key, "error", err)
+				continue
+			}
+		}
+		switch rec.State {
+		case stateUp, stateSuspended, stateDegraded:
+			continue // it holds its place
+		}
+		if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, stateDown, reason); err != nil {
+			d.log.Warn("mark down a world left queued", "world", e.Key, "error", err)
+			continue
+		}
+		d.log.Info("a world left queued by an earlier daemon is down", "world", e.Key)
+	}
 }
 
 func worldKey(project, worktree string) string { return project + "/" + worktree }
@@ -158,10 +202,11 @@ func (d *Daemon) projectLimits(cfg *config.Config) admission.Limits {
 // admit is step 3 of up: the world waits in the admission queue until it
 // may run, showing its place and the reason as progress. A caller that
 // hangs up leaves the queue. With noWait it fails at once instead.
-func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, project, wt string, noWait bool) error {
+func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *registry.Worktree, noWait bool) error {
 	if d.admOff {
 		return nil
 	}
+	project, wt := w.Project, w.Name
 	key := worldKey(project, wt)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -175,13 +220,21 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, proje
 		}()
 	}
 	queuedAt := time.Time{}
-	resumed, err := d.adm.Acquire(wctx, key, d.projectLimits(cfg), noWait, func(w admission.Wait) {
+	resumed, err := d.adm.Acquire(wctx, key, d.projectLimits(cfg), noWait, func(q admission.Wait) {
 		if queuedAt.IsZero() {
 			queuedAt = time.Now()
-			d.emit(events.Event{Event: events.WorldQueued, Project: project, Worktree: wt, Detail: w.Reason})
+			d.emit(events.Event{Event: events.WorldQueued, Project: project, Worktree: wt, Detail: q.Reason})
+			if d.admQueue != nil {
+				if err := d.admQueue.Add(key, w); err != nil {
+					d.log.Warn("record a queued world", "world", key, "error", err)
+				}
+			}
 		}
-		s.progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
+		s.progress("queued", "", fmt.Sprintf("position %d: %s", q.Position, q.Reason))
 	})
+	if !queuedAt.IsZero() && d.admQueue != nil {
+		d.admQueue.Remove(key)
+	}
 	var refused *admission.Refused
 	switch {
 	case errors.As(err, &refused):

@@ -43,6 +43,9 @@ type Options struct {
 	// CPUTime returns the CPU time a world's processes have used so far;
 	// nil or false means unknown (idle is then judged by requests alone).
 	CPUTime func(key string) (time.Duration, bool)
+	// Live reports whether a world has a live process; suspension passes
+	// over one that has none (stopping nothing frees nothing). nil: all do.
+	Live func(key string) bool
 	// Jobs is the machine's bound on commands running at once (binky run,
 	// verify checks); the cores when 0.
 	Jobs int
@@ -209,8 +212,9 @@ func (c *Controller) Tick(ctx context.Context) {
 	}
 }
 
-// newestRunning is the most recently admitted world that runs and is not
-// in use by a caller, unless it is the only one running.
+// newestRunning is the most recently admitted world that runs, has a live
+// process and is not in use by a caller, unless it is the only one
+// running.
 func (c *Controller) newestRunning() *slot {
 	var running []*slot
 	for _, sl := range c.slots {
@@ -222,7 +226,7 @@ func (c *Controller) newestRunning() *slot {
 		return nil
 	}
 	for i := len(running) - 1; i >= 1; i-- {
-		if running[i].busy == 0 {
+		if running[i].busy == 0 && (c.opts.Live == nil || c.opts.Live(running[i].key)) {
 			return running[i]
 		}
 	}

@@ -88,3 +88,24 @@ func TestWaitersFollowTheCurrentReserve(t *testing.T) {
 		t.Fatal("waiter not admitted after the reserve was lowered")
 	}
 }
+
+// Suspension passes over a world with no live process (stopping nothing
+// frees nothing) and picks the newest one that has one.
+func TestSuspendOnlyLiveWorlds(t *testing.T) {
+	lim := Limits{RAMReserve: 20}
+	c, src, clk, rec := newTest(t, lim)
+	c.opts.Live = func(key string) bool { return key != "p/c" }
+	ctx := context.Background()
+	for _, k := range []string{"p/a", "p/b", "p/c"} {
+		if _, err := c.Acquire(ctx, k, lim, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		c.Done(k)
+		clk.add(time.Second)
+	}
+	src.setRAM(15)
+	c.Tick(ctx)
+	if got := rec.got(); len(got) != 1 || got[0] != "suspend p/b" {
+		t.Errorf("calls %v; want p/b suspended (p/c has no live process)", got)
+	}
+}

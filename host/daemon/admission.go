@@ -78,6 +78,7 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 		CPUTime: func(key string) (time.Duration, bool) {
 			return supervisor.MarkedCPU(key + "/")
 		},
+		Live:   d.worldLive,
 		Logger: d.log.Named("admission"),
 	}
 	if v := os.Getenv(envTestPressureInterval); v != "" {
@@ -251,6 +252,18 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *re
 		s.progress("resumed", "", "")
 	}
 	return nil
+}
+
+// worldLive reports whether a world has a process running (the
+// controller's Live hook): suspending a world with none frees nothing.
+func (d *Daemon) worldLive(key string) bool {
+	project, wt := splitKey(key)
+	for _, st := range d.sup.Statuses() {
+		if st.Key.Home == d.homeID && st.Key.Project == project && st.Key.Worktree == wt && st.Pid != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // suspendWorld stops every process of a world (the controller's Suspend

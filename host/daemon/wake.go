@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/proxy"
@@ -34,6 +36,25 @@ func (w waker) Wakeable(project, worktree string) bool {
 	}
 	cfg, err := d.worldConfig(rec)
 	return err == nil && cfg.Project.Wake
+}
+
+// WakeNote says why a suspended world is not running (proxy.WakeNoter):
+// under pressure it resumes only once free RAM is back above the reserve.
+func (w waker) WakeNote(project, worktree string) string {
+	d := w.d
+	if d.adm == nil {
+		return ""
+	}
+	why, ok := d.adm.Suspended(worldKey(project, worktree))
+	switch {
+	case !ok:
+		return ""
+	case why == admission.WhyPressure:
+		return fmt.Sprintf("suspended to relieve memory pressure; it resumes when free RAM is back above the %s%% reserve (binky reserve), or at binky up %s",
+			strconv.FormatFloat(d.limits.get().RAMReserve, 'f', -1, 64), worktree)
+	default:
+		return "" // idle: this request resumes it now; the page says starting
+	}
 }
 
 // Touch records a proxied request for idle_suspend.
@@ -141,4 +162,7 @@ func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *reg
 	return nil
 }
 
-var _ proxy.Waker = waker{}
+var (
+	_ proxy.Waker     = waker{}
+	_ proxy.WakeNoter = waker{}
+)

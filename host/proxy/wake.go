@@ -29,6 +29,14 @@ type Waker interface {
 	Touch(project, worktree string)
 }
 
+// WakeNoter is an optional part of a Waker: why a world the proxy is
+// waking is not running, when that is more than "starting" (e.g.
+// "suspended to relieve memory pressure; it resumes when …"). The pages a
+// request gets while it waits say it.
+type WakeNoter interface {
+	WakeNote(project, worktree string) string
+}
+
 // waking is one wake in flight; done is closed when it ends.
 type waking struct {
 	done chan struct{}
@@ -160,11 +168,19 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 		return wk.Wake(ctx, rt.Project, rt.Worktree)
 	})
 	defer release()
+	note := ""
+	if n, ok := wk.(WakeNoter); ok {
+		note = n.WakeNote(rt.Project, rt.Worktree)
+	}
 	if browser {
+		title, why := "starting "+rt.Worktree+"…", "starting"
+		if note != "" {
+			title, why = rt.Worktree+" is "+note, note
+		}
 		w.Header().Set("Retry-After", "1")
 		p.render(w, http.StatusServiceUnavailable, "unavailable", pageData{
-			Title: "starting " + rt.Worktree + "…", Dashboard: p.linkURL(r, p.dashHost),
-			Refresh: 1, Route: rt, Why: "starting",
+			Title: title, Dashboard: p.linkURL(r, p.dashHost),
+			Refresh: 1, Route: rt, Why: why,
 		})
 		return true
 	}
@@ -177,7 +193,7 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 	select {
 	case <-job.done:
 	case <-t.C:
-		p.writeUnavailable(w, r, rt, "still starting")
+		p.writeUnavailable(w, r, rt, cmpOr(note, "still starting"))
 		return true
 	case <-r.Context().Done():
 		return true
@@ -193,4 +209,11 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 	}
 	e.forward.rp.ServeHTTP(w, r)
 	return true
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

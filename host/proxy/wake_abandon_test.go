@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,5 +57,32 @@ func TestWakeAbandonedWhenItsClientGoes(t *testing.T) {
 		}
 	case <-time.After(waitLimit):
 		t.Fatal("the abandoned wake still runs")
+	}
+}
+
+// noteWaker is a fakeWaker that says why the world is not running.
+type noteWaker struct{ *fakeWaker }
+
+func (noteWaker) WakeNote(string, string) string {
+	return "suspended to relieve memory pressure; it resumes when free RAM is back above the 20% reserve"
+}
+
+// The page for a world suspended under pressure says so, not "starting".
+func TestWakePageSaysWhySuspended(t *testing.T) {
+	p, fw := wakeSetup(t, true)
+	fw.release = make(chan struct{})
+	defer close(fw.release)
+	p.opts.Waker = noteWaker{fw}
+	req, _ := http.NewRequest("GET", "http://"+p.testAddr()+"/", nil)
+	req.Host = "web.w1.acme.localhost"
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if body := string(b); !strings.Contains(body, "suspended to relieve memory pressure; it resumes when free RAM is back above the 20% reserve") || strings.Contains(body, "still starting") {
+		t.Errorf("page %.400q; want the suspension named", body)
 	}
 }

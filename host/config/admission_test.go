@@ -3,8 +3,51 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
+func TestAdmissionKeys(t *testing.T) {
+	c := mustParse(t, `
+[project]
+name = "acme"
+max_parallel = 2
+ram_reserve = 12.5
+disk_headroom = 5
+wake = true
+idle_suspend = "30m"
+[services.web]
+cmd = "true"
+`)
+	p := c.Project
+	if p.MaxParallel != 2 || p.RAMReserve != 12.5 || p.DiskHeadroom != 5 || !p.Wake || p.IdleSuspend != 30*time.Minute {
+		t.Errorf("got %+v", p)
+	}
+}
+
+func TestAdmissionKeysRefuseBadValues(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`max_parallel = 0`, "project.max_parallel = 0 is outside 1-10000"},
+		{`max_parallel = "4"`, "project.max_parallel must be an integer"},
+		{`ram_reserve = 100`, "project.ram_reserve = 100 is outside 0-100"},
+		{`disk_headroom = -1`, "project.disk_headroom = -1 is not a positive number of GB"},
+		{`idle_suspend = 30`, "must be a duration string"},
+		{`wake = "yes"`, "wake"},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			_, ds, err := Parse("binky.toml", []byte("[project]\nname = \"acme\"\n"+tc.line+"\n[services.web]\ncmd = \"true\"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for _, d := range ds {
+				all = append(all, d.String())
+			}
+			if !ds.HasErrors() || !strings.Contains(strings.Join(all, "\n"), tc.want) {
+				t.Errorf("diagnostics %q; want an error containing %q", all, tc.want)
+			}
+		})
+	}
+}
 func TestAdmissionTable(t *testing.T) {
 	src := `
 [project]

@@ -136,6 +136,10 @@ func taggedRSS(tag string) uint64 {
 		if err != nil || !bytes.Contains(cl, []byte(tag)) {
 			continue
 		}
+		// The command itself, not the binky run that carries it.
+		if argv0, _, _ := bytes.Cut(cl, []byte{0}); !strings.HasPrefix(filepath.Base(string(argv0)), "python") {
+			continue
+		}
 		st, err := os.ReadFile(filepath.Join("/proc", d.Name(), "status"))
 		if err != nil {
 			continue

@@ -100,3 +100,24 @@ func (e *admEnv) jobs() jobsJSON {
 	}
 	return s.Pressure
 }
+
+// TestMCPRunTool: the MCP run tool runs a command in the world's
+// environment through the jobs queue and returns its exit code and output
+// tail; a non-zero exit is a tool error.
+func TestMCPRunTool(t *testing.T) {
+	e := newAdmEnv(t, admissionConfig)
+	e.must("up", "m1")
+	c := e.startMCP()
+	r := c.call("run", map[string]any{"worktree": "m1", "command": `echo "in $BINKY_WORKTREE"; exit 3`}, "run-1")
+	var res struct {
+		ExitCode   int    `json:"exit_code"`
+		OutputTail string `json:"output_tail"`
+		Worktree   string `json:"worktree"`
+	}
+	if err := jsonUnmarshal(string(r.structured), &res); err != nil {
+		t.Fatalf("run result %s: %v", r.structured, err)
+	}
+	if !r.isError || res.ExitCode != 3 || res.OutputTail != "in m1\n" || res.Worktree != "m1" {
+		t.Errorf("run: isError %v, %+v; want a tool error with exit 3 and the output", r.isError, res)
+	}
+}

@@ -383,6 +383,7 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		"logs":    {"grep,lines,project,repo,service,worktree", ""},
 		"reset":   {"project,repo,service,worktree", "worktree"},
 		"restart": {"project,repo,service,worktree", "worktree"},
+		"run":     {"command,project,repo,worktree", "worktree,command"},
 	}
 	var names []string
 	for _, tool := range tools {
@@ -423,8 +424,8 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		}
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "down,env,logs,reset,restart,status,up,verify" {
-		t.Errorf("tools: got %s; want exactly down,env,logs,reset,restart,status,up,verify", got)
+	if got := strings.Join(names, ","); got != "down,env,logs,reset,restart,run,status,up,verify" {
+		t.Errorf("tools: got %s; want exactly down,env,logs,reset,restart,run,status,up,verify", got)
 	}
 }
 

@@ -41,6 +41,12 @@ var waitedRE = regexp.MustCompile(`admitted waited ([0-9.]+[a-zµ]+)`)
 
 func jobs(ctx context.Context, tmp, bin string, n, limit int, loops string) (jobsResult, error) {
 	var res jobsResult
+	homes := map[string]*home{}
+	defer func() {
+		for _, h := range homes {
+			h.close()
+		}
+	}()
 	for i, mode := range []string{"on", "off"} {
 		extra := []string{}
 		if mode == "off" {
@@ -50,20 +56,28 @@ func jobs(ctx context.Context, tmp, bin string, n, limit int, loops string) (job
 		if err != nil {
 			return res, err
 		}
+		homes[mode] = h
 		if _, err := h.must(ctx, "up", "j", "-q"); err != nil {
-			h.close()
 			return res, err
 		}
-		// Admission's cost per job: a trivial command, one at a time.
-		var cost []time.Duration
-		for range 20 {
+	}
+	// Admission's cost per job: a trivial command, one at a time,
+	// alternating between the two homes so both see the same load.
+	for range 20 {
+		for _, mode := range []string{"on", "off"} {
 			start := time.Now()
-			if _, err := h.must(ctx, "run", "j", "-q", "--", "true"); err != nil {
-				h.close()
+			if _, err := homes[mode].must(ctx, "run", "j", "-q", "--", "true"); err != nil {
 				return res, err
 			}
-			cost = append(cost, time.Since(start))
+			if mode == "on" {
+				res.costOn = append(res.costOn, time.Since(start))
+			} else {
+				res.costOff = append(res.costOff, time.Since(start))
+			}
 		}
+	}
+	for _, mode := range []string{"on", "off"} {
+		h := homes[mode]
 		stopSampler := sampleRSS(jobTag)
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -88,14 +102,13 @@ func jobs(ctx context.Context, tmp, bin string, n, limit int, loops string) (job
 		wg.Wait()
 		wall := time.Since(start)
 		rss := stopSampler()
-		h.close()
 		if err := errors.Join(errs...); err != nil {
 			return res, err
 		}
 		if mode == "on" {
-			res.wallOn, res.rssOn, res.waits, res.costOn = wall, rss, waits, cost
+			res.wallOn, res.rssOn, res.waits = wall, rss, waits
 		} else {
-			res.wallOff, res.rssOff, res.costOff = wall, rss, cost
+			res.wallOff, res.rssOff = wall, rss
 		}
 	}
 	return res, nil

@@ -43,3 +43,23 @@ func TestJournalSurvivesARestart(t *testing.T) {
 		t.Errorf("after a damaged file: %v %v; want empty", got, err)
 	}
 }
+
+// FuzzJournalTake: whatever the file holds, Take neither panics nor leaves
+// it unreadable for the next daemon.
+func FuzzJournalTake(f *testing.F) {
+	f.Add([]byte(`[{"key":"p/a","since":"2026-01-02T03:04:05Z","data":{"Project":"p","Name":"a"}}]`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`[{"key":1}]`))
+	f.Add([]byte("\x00\xff{"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "queue.json")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		(&Journal{Path: path}).Take()
+		if got, err := (&Journal{Path: path}).Take(); err != nil || len(got) != 0 {
+			t.Fatalf("after Take: %v %v; want an empty queue", got, err)
+		}
+	})
+}

@@ -196,8 +196,8 @@ func TestAdmissionQueue(t *testing.T) {
 		})
 	}
 	st := e.admStatus()
-	if state, pos, reason, _ := st.world("q4"); state != "queued" || pos != 2 || reason != "max_parallel 2 reached" {
-		t.Errorf("q4: %s #%d %q; want queued #2 \"max_parallel 2 reached\"", state, pos, reason)
+	if state, pos, reason, _ := st.world("q4"); state != "queued" || pos != 2 || reason != "max_parallel 2 reached (machine)" {
+		t.Errorf("q4: %s #%d %q; want queued #2 \"max_parallel 2 reached (machine)\"", state, pos, reason)
 	}
 	if st.Pressure == nil || st.Pressure.Running != 2 || st.Pressure.Queued != 3 {
 		t.Errorf("pressure %+v; want 2 running, 3 queued", st.Pressure)

@@ -384,6 +384,7 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		"reset":   {"project,repo,service,worktree", ""},
 		"restart": {"project,repo,service,worktree", ""},
 		"ports":   {"project,repo,worktree", ""},
+		"run":     {"command,project,repo,worktree", "command"},
 	}
 	var names []string
 	for _, tool := range tools {
@@ -424,8 +425,8 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		}
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "down,env,logs,ports,reset,restart,status,up,verify" {
-		t.Errorf("tools: got %s; want exactly down,env,logs,ports,reset,restart,status,up,verify", got)
+	if got := strings.Join(names, ","); got != "down,env,logs,ports,reset,restart,run,status,up,verify" {
+		t.Errorf("tools: got %s; want exactly down,env,logs,ports,reset,restart,run,status,up,verify", got)
 	}
 }
 

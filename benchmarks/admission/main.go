@@ -9,6 +9,10 @@
 //     daemon's BINKY_TEST_ADMISSION=off hook). Goal ≤ 5%. On a busy
 //     machine this end-to-end difference is noise; admission's own cost
 //     per up is `go test -bench . ./host/admission` (microseconds).
+//   - jobs: 20 concurrent `binky run` of a CPU-bound command with
+//     jobs = 2, against 20 unqueued: wall time, peak RSS, p50/p99 wait in
+//     the queue, and admission's cost per job (jobs.go). --only jobs runs
+//     just this part.
 //   - wake: the latency of a request through the proxy to a suspended
 //     world (goal ≤ 50 ms over a request to a running one), and to a down
 //     world with wake = true (goal: the service's own start plus ≤ 100 ms).
@@ -18,7 +22,7 @@
 // (to build binky unless --bin is given). Everything lives in a temporary
 // directory, removed on exit.
 //
-//	go run ./benchmarks/admission [--rounds 10] [--ups 20] [--bin DIR]
+//	go run ./benchmarks/admission [--rounds 10] [--ups 20] [--bin DIR] [--only jobs] [--jobs 2] [--runs 20]
 package main
 
 import (
@@ -46,9 +50,35 @@ func main() {
 	ups := flag.Int("ups", 20, "concurrent ups for the overhead")
 	trials := flag.Int("trials", 3, "runs of the concurrent ups, each way (the median is reported)")
 	bin := flag.String("bin", "", "directory holding binky (default: build it)")
+	only := flag.String("only", "", "run one part: jobs")
+	njobs := flag.Int("jobs", 2, "[admission] jobs for the jobs part")
+	runs := flag.Int("runs", 20, "concurrent binky run for the jobs part")
+	loops := flag.String("loops", "10000000", "loop count of the CPU-bound command")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *only == "jobs" {
+		err := func() error {
+			tmp, err := os.MkdirTemp("", "binky-bench-admission-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			if bin, err := build(ctx, tmp, *bin); err != nil {
+				return err
+			} else if r, err := jobs(ctx, tmp, bin, *runs, *njobs, *loops); err != nil {
+				return err
+			} else {
+				printJobs(r, *runs, *njobs)
+			}
+			return nil
+		}()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "admission benchmark:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctx, *bin, *rounds, *ups, *trials); err != nil {
 		fmt.Fprintln(os.Stderr, "admission benchmark:", err)
 		os.Exit(1)
@@ -61,15 +91,8 @@ func run(ctx context.Context, bin string, rounds, ups, trials int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" {
-		bin = filepath.Join(tmp, "bin")
-		fmt.Fprintln(os.Stderr, "building binky…")
-		for _, name := range []string{"binky", "binkyd"} {
-			cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, name), "github.com/binkyhq/binky/cmd/"+name)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("build %s (or pass --bin DIR): %v\n%s", name, err, out)
-			}
-		}
+	if bin, err = build(ctx, tmp, bin); err != nil {
+		return err
 	}
 
 	h, err := handoff(ctx, tmp, bin, rounds)
@@ -84,6 +107,11 @@ func run(ctx context.Context, bin string, rounds, ups, trials int) error {
 	if err != nil {
 		return fmt.Errorf("wake: %w", err)
 	}
+	jr, err := jobs(ctx, tmp, bin, 20, 2, "10000000")
+	if err != nil {
+		return fmt.Errorf("jobs: %w", err)
+	}
+	defer printJobs(jr, 20, 2)
 
 	fmt.Printf("down → next queued world (max_parallel 1, %d rounds)\n", rounds)
 	fmt.Printf("  admitted      median %-8s max %-8s (goal ≤ 100ms)\n", ms(median(h.admitted)), ms(slices.Max(h.admitted)))
@@ -99,6 +127,22 @@ func run(ctx context.Context, bin string, rounds, ups, trials int) error {
 	}
 	fmt.Printf("  the service's own start (python3 http.server until it answers) median %s → +%s (goal ≤ 100ms)\n", ms(median(w.own)), ms(median(w.down)-median(w.own)))
 	return nil
+}
+
+// build builds binky and binkyd into tmp/bin unless bin is given.
+func build(ctx context.Context, tmp, bin string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	bin = filepath.Join(tmp, "bin")
+	fmt.Fprintln(os.Stderr, "building binky…")
+	for _, name := range []string{"binky", "binkyd"} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, name), "github.com/binkyhq/binky/cmd/"+name)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("build %s (or pass --bin DIR): %v\n%s", name, err, out)
+		}
+	}
+	return bin, nil
 }
 
 // home is one BINKY_HOME with a repository.

@@ -68,8 +68,12 @@ func printPressure(w io.Writer, p *api.Pressure) {
 	if p.MaxParallel > 0 {
 		limit = "max " + strconv.Itoa(p.MaxParallel)
 	}
-	fmt.Fprintf(w, "free RAM %s (reserve %s%%) · free disk %s (headroom %s GB) · %d running (%s), %d queued\n",
-		ram, fmtNum(p.RAMReserve), disk, fmtNum(p.DiskHeadroom), p.Running, limit, p.Queued)
+	jobs := ""
+	if p.Jobs > 0 {
+		jobs = fmt.Sprintf(" · jobs %d/%d running, %d queued", p.JobsRunning, p.Jobs, p.JobsQueued)
+	}
+	fmt.Fprintf(w, "free RAM %s (reserve %s%%) · free disk %s (headroom %s GB) · %d running (%s), %d queued%s\n",
+		ram, fmtNum(p.RAMReserve), disk, fmtNum(p.DiskHeadroom), p.Running, limit, p.Queued, jobs)
 }
 
 // queueLabel is a queued world's place and reason, "" for any other.

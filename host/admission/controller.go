@@ -43,6 +43,12 @@ type Options struct {
 	// CPUTime returns the CPU time a world's processes have used so far;
 	// nil or false means unknown (idle is then judged by requests alone).
 	CPUTime func(key string) (time.Duration, bool)
+	// Live reports whether a world has a live process; suspension passes
+	// over one that has none (stopping nothing frees nothing). nil: all do.
+	Live func(key string) bool
+	// Jobs is the machine's bound on commands running at once (binky run,
+	// verify checks); the cores when 0.
+	Jobs int
 	// Now is the clock; time.Now if nil.
 	Now    func() time.Time
 	Logger hclog.Logger
@@ -62,6 +68,12 @@ type Controller struct {
 	slots      []*slot
 	queue      []*ticket
 	lastMove   time.Time // last pressure suspension or resume
+
+	// The jobs queue (jobs.go).
+	jobq           []*job
+	jobsRunning    int
+	jobsOf         map[string]int // running jobs per project
+	jobsSinceFresh int            // jobs started since the last sample
 }
 
 // slot is a world holding one of the max_parallel places.
@@ -135,7 +147,7 @@ func (c *Controller) Tick(ctx context.Context) {
 	if err == nil || !c.sampled {
 		c.sample, c.sampled = s, true
 	}
-	c.sinceFresh = 0
+	c.sinceFresh, c.jobsSinceFresh = 0, 0
 	now := c.opts.Now()
 	var suspend, resume []string
 	var why []string
@@ -177,7 +189,9 @@ func (c *Controller) Tick(ctx context.Context) {
 		}
 	}
 	admitted := c.dispatch()
+	jobs := c.dispatchJobs()
 	c.mu.Unlock()
+	closeJobs(jobs)
 	for i, k := range suspend {
 		if err := c.opts.Suspend(k); err != nil {
 			c.opts.Logger.Warn("suspend world", "world", k, "why", why[i], "error", err)
@@ -198,8 +212,9 @@ func (c *Controller) Tick(ctx context.Context) {
 	}
 }
 
-// newestRunning is the most recently admitted world that runs and is not
-// in use by a caller, unless it is the only one running.
+// newestRunning is the most recently admitted world that runs, has a live
+// process and is not in use by a caller, unless it is the only one
+// running.
 func (c *Controller) newestRunning() *slot {
 	var running []*slot
 	for _, sl := range c.slots {
@@ -211,7 +226,7 @@ func (c *Controller) newestRunning() *slot {
 		return nil
 	}
 	for i := len(running) - 1; i >= 1; i-- {
-		if running[i].busy == 0 {
+		if running[i].busy == 0 && (c.opts.Live == nil || c.opts.Live(running[i].key)) {
 			return running[i]
 		}
 	}

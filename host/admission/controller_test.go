@@ -121,8 +121,8 @@ func TestFIFOUnderTwentyUps(t *testing.T) {
 		}
 	}
 	q := waitQueued(t, c, "p/w19", 16)
-	if q.Reason != "max_parallel 4 reached" {
-		t.Errorf("reason %q; want %q", q.Reason, "max_parallel 4 reached")
+	if q.Reason != "max_parallel 4 reached (machine)" {
+		t.Errorf("reason %q; want %q", q.Reason, "max_parallel 4 reached (machine)")
 	}
 	// Each release admits exactly the next one in arrival order.
 	for i := range 16 {
@@ -199,7 +199,7 @@ func TestNoWaitRefusesWithReason(t *testing.T) {
 	src.s.DiskFree = 3.1e9
 	_, err := c.Acquire(context.Background(), "p/a", lim, true, nil)
 	var r *Refused
-	if !errors.As(err, &r) || r.Reason != "free disk 3.1 GB < headroom 5 GB" {
+	if !errors.As(err, &r) || r.Reason != "free disk 3.1 GB < headroom 5 GB (machine)" {
 		t.Fatalf("got %v; want a refusal naming free disk", err)
 	}
 	if len(c.Snapshot().Queue) != 0 {
@@ -230,7 +230,7 @@ func TestCancelledUpLeavesQueue(t *testing.T) {
 	}
 	waitQueued(t, c, "p/c", 1) // moved up
 	mu.Lock()
-	if len(waits) == 0 || waits[0] != (Wait{Position: 1, Reason: "max_parallel 1 reached"}) {
+	if len(waits) == 0 || waits[0] != (Wait{Position: 1, Reason: "max_parallel 1 reached (machine)", Limit: "machine.max_parallel"}) {
 		t.Errorf("waits %+v; want first {1 max_parallel 1 reached}", waits)
 	}
 	mu.Unlock()
@@ -291,7 +291,7 @@ func TestSuspendedWorldsResumeBeforeQueueIsAdmitted(t *testing.T) {
 	c.Tick(ctx)
 	_, err := c.Acquire(ctx, "p/n", lim, true, nil)
 	var r *Refused
-	if !errors.As(err, &r) || r.Reason != "1 world(s) suspended for RAM resume first" {
+	if !errors.As(err, &r) || r.Reason != "1 world(s) suspended for RAM resume first (machine)" {
 		t.Fatalf("got %v; want refusal while b is suspended", err)
 	}
 	// up on the suspended world itself resumes it: free RAM is above the reserve.

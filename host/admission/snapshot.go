@@ -5,6 +5,7 @@ type Queued struct {
 	Key      string
 	Position int // 1 is next
 	Reason   string
+	Limit    string // the bound that holds it (Wait.Limit)
 }
 
 // Held is one world holding a slot.
@@ -33,7 +34,7 @@ func (c *Controller) Snapshot() Snapshot {
 		s.SampleErr = c.sampleErr.Error()
 	}
 	for i, t := range c.queue {
-		s.Queue = append(s.Queue, Queued{Key: t.key, Position: i + 1, Reason: t.reason})
+		s.Queue = append(s.Queue, Queued{Key: t.key, Position: i + 1, Reason: t.reason, Limit: t.limit})
 	}
 	for _, sl := range c.slots {
 		s.Slots = append(s.Slots, Held{Key: sl.key, Suspended: sl.suspended})
@@ -46,7 +47,7 @@ func (c *Controller) Queued(key string) (Queued, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if i := c.findTicket(key); i >= 0 {
-		return Queued{Key: key, Position: i + 1, Reason: c.queue[i].reason}, true
+		return Queued{Key: key, Position: i + 1, Reason: c.queue[i].reason, Limit: c.queue[i].limit}, true
 	}
 	return Queued{}, false
 }

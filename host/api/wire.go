@@ -21,6 +21,7 @@ const (
 	OpStop    = "stop"
 	OpGolden  = "golden"
 	OpReserve = "reserve"
+	OpRun     = "run"
 )
 
 // Request is the first and only line a client sends.
@@ -154,6 +155,25 @@ type RestartArgs struct {
 	Services []string `json:"services,omitempty"`
 }
 
+// RunArgs runs one command in a world's environment (as verify does),
+// through the jobs queue (docs/admission.md). Exactly one of Argv (run as
+// is, no shell) and Command (run by the shell) is set.
+type RunArgs struct {
+	WorldRef
+	Argv    []string `json:"argv,omitempty"`
+	Command string   `json:"command,omitempty"`
+}
+
+// RunResult is how a run ended.
+type RunResult struct {
+	Project    string `json:"project"`
+	Worktree   string `json:"worktree"`
+	ExitCode   int    `json:"exit_code"` // -1: it could not run, or was killed
+	DurationMS int64  `json:"duration_ms"`
+	// WaitedMS is how long it waited in the jobs queue.
+	WaitedMS int64 `json:"waited_ms"`
+}
+
 // VerifyArgs runs a world's verify commands.
 type VerifyArgs struct {
 	WorldRef
@@ -258,7 +278,12 @@ type World struct {
 // Queue is a world's place in the admission queue.
 type Queue struct {
 	Position int    `json:"position"` // 1 is next
-	Reason   string `json:"reason"`   // e.g. "max_parallel 4 reached"
+	Reason   string `json:"reason"`   // e.g. "max_parallel 4 reached (machine)"
+	// Limit is the bound that holds it: machine.max_parallel,
+	// project.max_parallel, machine.ram_reserve, project.ram_reserve,
+	// machine.disk_headroom, project.disk_headroom, or queue (it would fit
+	// but waits behind one the machine holds).
+	Limit string `json:"limit,omitempty"`
 }
 
 // Pressure is the machine's free RAM and disk against the reserves, and
@@ -271,6 +296,11 @@ type Pressure struct {
 	MaxParallel  int     `json:"max_parallel"`  // 0: no bound
 	Running      int     `json:"running"`       // worlds up, starting or suspended
 	Queued       int     `json:"queued"`
+	// The jobs queue (binky run, verify checks): the machine's bound, the
+	// commands running and those waiting.
+	Jobs        int `json:"jobs"`
+	JobsRunning int `json:"jobs_running"`
+	JobsQueued  int `json:"jobs_queued"`
 }
 
 // ReserveArgs sets machine-wide admission bounds (nil leaves a value as it

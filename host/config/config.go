@@ -56,6 +56,10 @@ type Project struct {
 	MaxParallel  int
 	RAMReserve   float64 // percent of RAM kept free
 	DiskHeadroom float64 // GB of disk kept free
+	// Jobs bounds how many `binky run` commands (and verify checks) of
+	// this project run at once ([admission] jobs); zero means the
+	// machine's default (its cores).
+	Jobs int
 	// Wake starts a down world when the proxy gets a request for it.
 	Wake bool
 	// IdleSuspend suspends a world after this long with no proxied request

@@ -10,7 +10,7 @@ import (
 
 // The schema: every key a binky.toml may hold, per table.
 var (
-	topKeys      = []string{"project", "services", "agents", "worktree"}
+	topKeys      = []string{"project", "services", "agents", "worktree", "admission"}
 	projectKeys  = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep", "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend", "secrets"}
 	commonKeys   = []string{"cmd", "adapter", "depends_on", "env"}
 	cmdKeys      = []string{"cwd", "env_file", "ports", "url", "health", "restart", "watch", "stop_signal", "stop_timeout"}
@@ -242,6 +242,10 @@ func (d *decoder) config(raw map[string]any) *Config {
 		case "worktree":
 			if m, ok := d.table(v, []string{k}, `write a [worktree] table with copy = ["…"] and setup = ["…"]`); ok {
 				d.worktree(c, m)
+			}
+		case "admission":
+			if m, ok := d.table(v, []string{k}, "write an [admission] table with max_parallel, jobs, ram_reserve, …"); ok {
+				d.admissionTable(&c.Project, m)
 			}
 		default:
 			d.unknown(nil, k, topKeys, "binky.toml")

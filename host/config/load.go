@@ -187,6 +187,7 @@ func parse(name, src string) (cfg *Config, ds Diagnostics, err error) {
 	cfg = d.config(raw)
 	validate(d, cfg)
 	footguns(d, cfg)
+	admissionFootguns(d, cfg)
 	sortDiagnostics(d.diags)
 	return cfg, d.diags, nil
 }

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,6 +78,7 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 		CPUTime: func(key string) (time.Duration, bool) {
 			return supervisor.MarkedCPU(key + "/")
 		},
+		Live:   d.worldLive,
 		Logger: d.log.Named("admission"),
 	}
 	if v := os.Getenv(envTestPressureInterval); v != "" {
@@ -85,6 +88,8 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 	}
 	d.adm = admission.New(opts)
 	d.admOff = os.Getenv(envTestAdmission) == "off"
+	d.admQueue = &admission.Journal{Path: filepath.Join(d.home, queueFile)}
+	d.settleLeftQueued(ctx)
 	if recs, err := d.reg.Worktrees(ctx); err == nil {
 		for _, rec := range recs {
 			switch rec.State {
@@ -98,6 +103,46 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 		}
 	}
 	go d.adm.Run(ctx)
+}
+
+// queueFile (in BINKY_HOME) records the worlds waiting in the queue.
+const queueFile = "admission-queue.json"
+
+// settleLeftQueued marks down, with the reason, each world an earlier
+// daemon left waiting in the queue: its caller went with that daemon (a
+// caller that comes back queues again). A world recorded up or suspended
+// meanwhile is left as it is; one never recorded is recorded down, so
+// status shows what became of it. Nothing is left starting.
+func (d *Daemon) settleLeftQueued(ctx context.Context) {
+	left, err := d.admQueue.Take()
+	if err != nil {
+		d.log.Warn("read the queue an earlier daemon left", "error", err)
+	}
+	for _, e := range left {
+		var w registry.Worktree
+		if err := json.Unmarshal(e.Data, &w); err != nil || w.Project == "" || w.Name == "" {
+			d.log.Warn("a recorded queued world is unreadable; skipped", "world", e.Key)
+			continue
+		}
+		reason := fmt.Sprintf("was queued (since %s) when the daemon stopped; its caller went with it: run binky up %s again", e.Since.Local().Format("15:04:05"), w.Name)
+		rec, err := d.reg.Worktree(ctx, w.Project, w.Name)
+		if err != nil {
+			w.State = stateDown
+			if rec, err = d.reg.UpsertWorktree(ctx, &w); err != nil {
+				d.log.Warn("record a world left queued", "world", e.Key, "error", err)
+				continue
+			}
+		}
+		switch rec.State {
+		case stateUp, stateSuspended, stateDegraded:
+			continue // it holds its place
+		}
+		if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, stateDown, reason); err != nil {
+			d.log.Warn("mark down a world left queued", "world", e.Key, "error", err)
+			continue
+		}
+		d.log.Info("a world left queued by an earlier daemon is down", "world", e.Key)
+	}
 }
 
 func worldKey(project, worktree string) string { return project + "/" + worktree }
@@ -146,20 +191,23 @@ func (d *Daemon) loadLimits(ctx context.Context) {
 	d.limits.mu.Unlock()
 }
 
-// projectLimits are the machine's bounds lowered by a project's own.
+// projectLimits are a project's own bounds. The controller applies them
+// with the machine's as they are at each decision: the project's
+// max_parallel counts its own worlds, the machine's all of them.
 func (d *Daemon) projectLimits(cfg *config.Config) admission.Limits {
-	return d.limits.get().Lower(admission.Limits{
+	return admission.Limits{
 		MaxParallel: cfg.Project.MaxParallel, RAMReserve: cfg.Project.RAMReserve, DiskHeadroom: cfg.Project.DiskHeadroom,
-	})
+	}
 }
 
 // admit is step 3 of up: the world waits in the admission queue until it
 // may run, showing its place and the reason as progress. A caller that
 // hangs up leaves the queue. With noWait it fails at once instead.
-func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, project, wt string, noWait bool) error {
+func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *registry.Worktree, noWait bool) error {
 	if d.admOff {
 		return nil
 	}
+	project, wt := w.Project, w.Name
 	key := worldKey(project, wt)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -173,13 +221,21 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, proje
 		}()
 	}
 	queuedAt := time.Time{}
-	resumed, err := d.adm.Acquire(wctx, key, d.projectLimits(cfg), noWait, func(w admission.Wait) {
+	resumed, err := d.adm.Acquire(wctx, key, d.projectLimits(cfg), noWait, func(q admission.Wait) {
 		if queuedAt.IsZero() {
 			queuedAt = time.Now()
-			d.emit(events.Event{Event: events.WorldQueued, Project: project, Worktree: wt, Detail: w.Reason})
+			d.emit(events.Event{Event: events.WorldQueued, Project: project, Worktree: wt, Detail: q.Reason})
+			if d.admQueue != nil {
+				if err := d.admQueue.Add(key, w); err != nil {
+					d.log.Warn("record a queued world", "world", key, "error", err)
+				}
+			}
 		}
-		s.progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
+		s.progress("queued", "", fmt.Sprintf("position %d: %s", q.Position, q.Reason))
 	})
+	if !queuedAt.IsZero() && d.admQueue != nil {
+		d.admQueue.Remove(key)
+	}
 	var refused *admission.Refused
 	switch {
 	case errors.As(err, &refused):
@@ -196,6 +252,18 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, proje
 		s.progress("resumed", "", "")
 	}
 	return nil
+}
+
+// worldLive reports whether a world has a process running (the
+// controller's Live hook): suspending a world with none frees nothing.
+func (d *Daemon) worldLive(key string) bool {
+	project, wt := splitKey(key)
+	for _, st := range d.sup.Statuses() {
+		if st.Key.Home == d.homeID && st.Key.Project == project && st.Key.Worktree == wt && st.Pid != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // suspendWorld stops every process of a world (the controller's Suspend
@@ -312,7 +380,7 @@ func (d *Daemon) admissionStatus(res *api.StatusResult, all bool) {
 		byKey[worldKey(w.Project, w.Worktree)] = i
 	}
 	for _, q := range snap.Queue {
-		qi := &api.Queue{Position: q.Position, Reason: q.Reason}
+		qi := &api.Queue{Position: q.Position, Reason: q.Reason, Limit: q.Limit}
 		if i, ok := byKey[q.Key]; ok {
 			if res.Worlds[i].State != stateSuspended {
 				res.Worlds[i].State = stateQueued
@@ -331,7 +399,17 @@ func (d *Daemon) admissionStatus(res *api.StatusResult, all bool) {
 		}
 	}
 	p := pressureOf(snap)
+	d.jobsPressure(&p)
 	res.Pressure = &p
+}
+
+// jobsPressure adds the jobs queue to p.
+func (d *Daemon) jobsPressure(p *api.Pressure) {
+	if d.adm == nil {
+		return
+	}
+	j := d.adm.Jobs()
+	p.Jobs, p.JobsRunning, p.JobsQueued = j.Limit, j.Running, len(j.Queue)
 }
 
 func pressureOf(snap admission.Snapshot) api.Pressure {

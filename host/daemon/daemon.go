@@ -63,8 +63,9 @@ type Daemon struct {
 	proxy     *proxy.Proxy
 	adm       *admission.Controller // the admission queue (admission.go)
 	limits    machineLimits
-	admOff    bool             // BINKY_TEST_ADMISSION=off: the benchmark's baseline
-	admSrc    admission.Source // where pressure is read
+	admOff    bool               // BINKY_TEST_ADMISSION=off: the benchmark's baseline
+	admQueue  *admission.Journal // the queued worlds, recorded (admission.go)
+	admSrc    admission.Source   // where pressure is read
 	routeKick chan struct{}
 	started   time.Time
 	idle      *memtrim.Idle // nil: never trims
@@ -107,6 +108,7 @@ func New(opts Options) *Daemon {
 		api.OpRestart: d.opRestart,
 		api.OpGolden:  d.opGolden,
 		api.OpReserve: d.opReserve,
+		api.OpRun:     d.opRun,
 	}
 	return d
 }

@@ -43,7 +43,8 @@ func (d *Daemon) opReserve(ctx context.Context, raw json.RawMessage, _ *stream) 
 	}
 	d.loadLimits(ctx)
 	if d.adm != nil {
-		d.adm.Kick() // looser bounds admit the queue at once
+		d.adm.Recheck() // every waiter is judged by the new bounds at once
+		d.adm.Kick()
 	}
 
 	d.limits.mu.Lock()
@@ -76,6 +77,7 @@ func (d *Daemon) opReserve(ctx context.Context, raw json.RawMessage, _ *stream) 
 	}
 	if d.adm != nil {
 		res.Pressure = pressureOf(d.adm.Snapshot())
+		d.jobsPressure(&res.Pressure)
 	}
 	return res, nil
 }

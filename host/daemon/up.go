@@ -105,7 +105,8 @@ func (d *Daemon) opUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
 	// RAM and disk), or resume the world if it is suspended. An up that
 	// fails gives its place back.
-	if err := d.admit(ctx, s, cfg, project, wtName, a.NoWait); err != nil {
+	queued := &registry.Worktree{Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
+	if err := d.admit(ctx, s, cfg, queued, a.NoWait); err != nil {
 		return nil, err
 	}
 	key := worldKey(project, wtName)

@@ -66,7 +66,13 @@ func (d *Daemon) opVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 		s.progress("verify", "", command)
 		start := time.Now()
 		sh := renderShellCmd(command, "", coords)
+		// Each check waits for a place in the jobs queue (docs/admission.md).
+		release, _, err := d.jobPlace(ctx, s, rec, cfg)
+		if err != nil {
+			return nil, err
+		}
 		code := d.runCheck(ctx, rec, i, sh.Command, withVars(env, sh.Env), s)
+		release()
 		c := registry.Check{Cmd: command, ExitCode: code, Duration: time.Since(start), Passed: code == 0}
 		run.Checks = append(run.Checks, c)
 		run.Passed = run.Passed && c.Passed

@@ -4,13 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"time"
 
+	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/proxy"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 )
+
+// wakeStartLimit bounds the start of a woken down world once admitted.
+const wakeStartLimit = 10 * time.Minute
 
 // waker is the daemon's side of wake on request (proxy.Waker).
 type waker struct{ d *Daemon }
@@ -32,6 +38,25 @@ func (w waker) Wakeable(project, worktree string) bool {
 	return err == nil && cfg.Project.Wake
 }
 
+// WakeNote says why a suspended world is not running (proxy.WakeNoter):
+// under pressure it resumes only once free RAM is back above the reserve.
+func (w waker) WakeNote(project, worktree string) string {
+	d := w.d
+	if d.adm == nil {
+		return ""
+	}
+	why, ok := d.adm.Suspended(worldKey(project, worktree))
+	switch {
+	case !ok:
+		return ""
+	case why == admission.WhyPressure:
+		return fmt.Sprintf("suspended to relieve memory pressure; it resumes when free RAM is back above the %s%% reserve (binky reserve), or at binky up %s",
+			strconv.FormatFloat(d.limits.get().RAMReserve, 'f', -1, 64), worktree)
+	default:
+		return "" // idle: this request resumes it now; the page says starting
+	}
+}
+
 // Touch records a proxied request for idle_suspend.
 func (w waker) Touch(project, worktree string) {
 	if w.d.adm != nil {
@@ -41,7 +66,10 @@ func (w waker) Touch(project, worktree string) {
 
 // Wake resumes a suspended world, or starts a down one from the run specs
 // its last up recorded (the environment of the caller of that up: a wake
-// has no caller of its own). Either way it passes through admission.
+// has no caller of its own). Either way it passes through admission. ctx
+// ends when no client waits for the wake any more: a wake still queued
+// then leaves the queue at once; one already admitted finishes its start
+// (a world half started would help nobody).
 func (w waker) Wake(ctx context.Context, project, worktree string) error {
 	d := w.d
 	rec, err := d.reg.Worktree(ctx, project, worktree)
@@ -61,7 +89,9 @@ func (w waker) Wake(ctx context.Context, project, worktree string) error {
 		d.emit(events.Event{Event: events.WorldWoken, Project: project, Worktree: worktree, Detail: "resumed"})
 		return nil // Acquire resumed it
 	}
-	if err := d.startRecorded(ctx, cfg, rec); err != nil {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wakeStartLimit)
+	defer cancel()
+	if err := d.startRecorded(sctx, cfg, rec); err != nil {
 		d.released(project, worktree)
 		return err
 	}
@@ -132,4 +162,7 @@ func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *reg
 	return nil
 }
 
-var _ proxy.Waker = waker{}
+var (
+	_ proxy.Waker     = waker{}
+	_ proxy.WakeNoter = waker{}
+)

@@ -41,8 +41,11 @@ const (
 
 // argLimit is the most bytes the named string argument may hold.
 func argLimit(name string) int {
-	if name == "repo" {
+	switch name {
+	case "repo":
 		return maxRepoArg
+	case "command":
+		return maxCommandArg
 	}
 	return maxNameArg
 }
@@ -428,6 +431,6 @@ func refuseLongToolName(_ context.Context, _ any, message any) error {
 	if json.Unmarshal(raw, &m) != nil || m.Method != string(mcpgo.MethodToolsCall) || len(m.Params.Name) <= echoBytes {
 		return nil
 	}
-	return fmt.Errorf("no tool named %s: binky's tools are %s, %s, %s, %s, %s, %s, %s and %s",
-		quoteArg(m.Params.Name), ToolUp, ToolDown, ToolStatus, ToolEnv, ToolVerify, ToolLogs, ToolReset, ToolRestart)
+	return fmt.Errorf("no tool named %s: binky's tools are %s, %s, %s, %s, %s, %s, %s, %s and %s",
+		quoteArg(m.Params.Name), ToolUp, ToolDown, ToolStatus, ToolEnv, ToolVerify, ToolRun, ToolLogs, ToolReset, ToolRestart)
 }

@@ -120,7 +120,7 @@ func New(cfg Config) *Server {
 	)
 	handlers := map[string]server.ToolHandlerFunc{
 		ToolUp: s.up, ToolDown: s.down, ToolStatus: s.status, ToolEnv: s.env, ToolVerify: s.verify,
-		ToolLogs: s.logs, ToolReset: s.reset, ToolRestart: s.restart, ToolPorts: s.ports,
+		ToolLogs: s.logs, ToolReset: s.reset, ToolRestart: s.restart, ToolPorts: s.ports, ToolRun: s.run,
 	}
 	for _, t := range tools() {
 		s.mcp.AddTool(t, s.logged(t.Name, handlers[t.Name]))
@@ -169,6 +169,7 @@ type args struct {
 	Service  string `json:"service"`
 	Grep     string `json:"grep"`
 	Lines    int    `json:"lines"`
+	Command  string `json:"command"`
 }
 
 // bind decodes a call's arguments, refusing unknown ones, those the tool
@@ -230,6 +231,8 @@ func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 			a.Grep = str
 		case "project":
 			a.Project = str
+		case "command":
+			a.Command = str
 		}
 	}
 	if len(raw) > maxArgsBytes {

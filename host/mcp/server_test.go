@@ -212,6 +212,7 @@ func TestToolsList(t *testing.T) {
 		"reset":   {"project,repo,service,worktree", ""},
 		"restart": {"project,repo,service,worktree", ""},
 		"ports":   {"project,repo,worktree", ""},
+		"run":     {"command,project,repo,worktree", "command"},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("got %d tools; want %d", len(res.Tools), len(want))

@@ -141,5 +141,6 @@ func tools() []mcpgo.Tool {
 		),
 		restartTool(),
 		portsTool(),
+		runTool(),
 	}
 }

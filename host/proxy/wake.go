@@ -29,11 +29,30 @@ type Waker interface {
 	Touch(project, worktree string)
 }
 
+// WakeNoter is an optional part of a Waker: why a world the proxy is
+// waking is not running, when that is more than "starting" (e.g.
+// "suspended to relieve memory pressure; it resumes when …"). The pages a
+// request gets while it waits say it.
+type WakeNoter interface {
+	WakeNote(project, worktree string) string
+}
+
 // waking is one wake in flight; done is closed when it ends.
 type waking struct {
 	done chan struct{}
 	err  error
+
+	mu      sync.Mutex
+	waiting int           // clients waiting on it now
+	seen    time.Time     // the last starting page served for it
+	poke    chan struct{} // interest changed
 }
+
+// wakeGrace is how long a wake with no client waiting on it is kept after
+// the last starting page (which reloads every second). A wake nobody
+// waits for any more is abandoned at once: it leaves the admission queue
+// instead of holding it (issue 29).
+const wakeGrace = 3 * time.Second
 
 // wakes holds the wakes in flight, one per world: a burst of requests to a
 // sleeping world wakes it once.
@@ -43,29 +62,89 @@ type wakes struct {
 }
 
 // start returns the wake of project/worktree in flight, starting it with
-// fn when there is none. The wake outlives the request that started it: a
-// browser that reloads does not abort it.
-func (ws *wakes) start(key string, fn func(context.Context) error) *waking {
+// fn when there is none, and records the caller's interest: a browser's
+// page keeps the wake for wakeGrace (it reloads), a waiting client until
+// it calls the returned release. The wake outlives the request that
+// started it, but not the interest of every client: once none is left,
+// fn's ctx ends.
+func (ws *wakes) start(key string, browser bool, fn func(context.Context) error) (*waking, func()) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	if ws.m == nil {
 		ws.m = map[string]*waking{}
 	}
-	if w := ws.m[key]; w != nil {
-		return w
+	w := ws.m[key]
+	if w == nil {
+		w = &waking{done: make(chan struct{}), poke: make(chan struct{}, 1)}
+		ws.m[key] = w
+		defer func() {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				go w.watch(ctx, cancel)
+				w.err = fn(ctx)
+				cancel()
+				ws.mu.Lock()
+				delete(ws.m, key)
+				ws.mu.Unlock()
+				close(w.done)
+			}()
+		}()
 	}
-	w := &waking{done: make(chan struct{})}
-	ws.m[key] = w
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		w.err = fn(ctx)
-		cancel()
-		ws.mu.Lock()
-		delete(ws.m, key)
-		ws.mu.Unlock()
-		close(w.done)
-	}()
-	return w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if browser {
+		w.seen = time.Now()
+		w.signal()
+		return w, func() {}
+	}
+	w.waiting++
+	var once sync.Once
+	return w, func() {
+		once.Do(func() {
+			w.mu.Lock()
+			w.waiting--
+			w.signal()
+			w.mu.Unlock()
+		})
+	}
+}
+
+func (w *waking) signal() {
+	select {
+	case w.poke <- struct{}{}:
+	default:
+	}
+}
+
+// watch ends the wake (cancel) once no client waits on it and no starting
+// page was served for wakeGrace.
+func (w *waking) watch(ctx context.Context, cancel func()) {
+	for {
+		w.mu.Lock()
+		idle, left := w.waiting == 0, wakeGrace-time.Since(w.seen)
+		w.mu.Unlock()
+		if idle && left <= 0 {
+			cancel()
+			return
+		}
+		var expire <-chan time.Time
+		var t *time.Timer
+		if idle {
+			t = time.NewTimer(left)
+			expire = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-w.poke:
+		case <-expire:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
 }
 
 // touch tells the waker about a request to a route's world.
@@ -84,14 +163,24 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 	if wk == nil || rt.Worktree == "" || !wk.Wakeable(rt.Project, rt.Worktree) {
 		return false
 	}
-	job := p.wakes.start(rt.Project+"/"+rt.Worktree, func(ctx context.Context) error {
+	browser := strings.Contains(r.Header.Get("Accept"), "text/html")
+	job, release := p.wakes.start(rt.Project+"/"+rt.Worktree, browser, func(ctx context.Context) error {
 		return wk.Wake(ctx, rt.Project, rt.Worktree)
 	})
-	if strings.Contains(r.Header.Get("Accept"), "text/html") {
+	defer release()
+	note := ""
+	if n, ok := wk.(WakeNoter); ok {
+		note = n.WakeNote(rt.Project, rt.Worktree)
+	}
+	if browser {
+		title, why := "starting "+rt.Worktree+"…", "starting"
+		if note != "" {
+			title, why = rt.Worktree+" is "+note, note
+		}
 		w.Header().Set("Retry-After", "1")
 		p.render(w, http.StatusServiceUnavailable, "unavailable", pageData{
-			Title: "starting " + rt.Worktree + "…", Dashboard: p.linkURL(r, p.dashHost),
-			Refresh: 1, Route: rt, Why: "starting",
+			Title: title, Dashboard: p.linkURL(r, p.dashHost),
+			Refresh: 1, Route: rt, Why: why,
 		})
 		return true
 	}
@@ -104,7 +193,7 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 	select {
 	case <-job.done:
 	case <-t.C:
-		p.writeUnavailable(w, r, rt, "still starting")
+		p.writeUnavailable(w, r, rt, cmpOr(note, "still starting"))
 		return true
 	case <-r.Context().Done():
 		return true
@@ -120,4 +209,11 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 	}
 	e.forward.rp.ServeHTTP(w, r)
 	return true
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -10,17 +10,24 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/binkyhq/binky/host/cmdshell"
 )
 
 const killSignal = syscall.SIGKILL
 
 var errNoProc = fmt.Errorf("process start times, process groups and pidfd are not supported on windows: %w", errors.ErrUnsupported)
 
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
-}
+// sysProcAttr runs command through cmd.exe /d /s /v:on /c with the command
+// line as written, no console window and a process group of its own
+// (host/cmdshell).
+func sysProcAttr(command string) *syscall.SysProcAttr { return cmdshell.Attr(command) }
 
-func shellArgs(command string) []string { return []string{"cmd", "/C", command} }
+// shellArgs: Args[0] is cmd.exe's path; the command line itself is
+// sysProcAttr's.
+func shellArgs(command string) []string {
+	return append([]string{cmdshell.Path()}, cmdshell.Args(command)[1:]...)
+}
 
 // ParseSignal accepts the names a binky.toml may hold; on Windows every stop
 // ends in a forced kill of the process tree.

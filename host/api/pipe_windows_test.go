@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/binkyhq/binky/host/internal/wine"
+	"github.com/binkyhq/binky/internal/wine"
 )
 
 func TestPipeOwnerOnly(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/binkyhq/binky/host/internal/wine"
 	"github.com/binkyhq/binky/host/tokens"
+	"github.com/binkyhq/binky/internal/wine"
 )
 
 // TestMain doubles as the program the commands run: with

@@ -1,0 +1,64 @@
+//go:build windows
+
+package supervisor
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/binkyhq/binky/host/cmdshell"
+)
+
+// TestHelperSleeper is the grandchild of TestPauseGroupWindows: it sleeps
+// until killed.
+func TestHelperSleeper(t *testing.T) {
+	if os.Getenv("BINKY_SUPERVISOR_SLEEPER") != "1" {
+		t.Skip("runs only as a child process of TestPauseGroupWindows")
+	}
+	time.Sleep(time.Hour)
+}
+
+func TestPauseGroupWindows(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := cmdshell.Command(context.Background(), `"`+exe+`" -test.run=^TestHelperSleeper$`)
+	cmd.Env = append(os.Environ(), "BINKY_SUPERVISOR_SLEEPER=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	root := uint32(cmd.Process.Pid)
+	var tree []uint32
+	t.Cleanup(func() {
+		for _, p := range tree {
+			if p != root {
+				if pr, err := os.FindProcess(int(p)); err == nil {
+					pr.Kill()
+				}
+			}
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	// Wait for cmd.exe to start the sleeper (an event: it appears in the tree).
+	deadline := time.Now().Add(time.Minute)
+	for len(tree) < 2 && time.Now().Before(deadline) {
+		if tree, err = processTree(root); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(tree) < 2 || tree[0] != root || slices.Contains(tree[1:], root) {
+		t.Fatalf("processTree(%d) = %v; want the root and the sleeper", root, tree)
+	}
+	if err := pauseGroup(int(root), true); err != nil {
+		t.Fatalf("suspend: %v", err)
+	}
+	if err := pauseGroup(int(root), false); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+}

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/windows"
 
 	"github.com/binkyhq/binky/host/cmdshell"
 )
@@ -47,21 +47,63 @@ func ParseSignal(name string) (syscall.Signal, error) {
 	return 0, fmt.Errorf("stop signal %q: unknown signal (try SIGTERM or SIGINT)", name)
 }
 
-// signalGroup kills the process tree rooted at pgid (the leader's pid).
+// signalGroup ends the process tree rooted at pgid (the leader's pid),
+// descendants first, with TerminateProcess. Every stop on Windows is a
+// forced one until graceful stops are built (docs/windows.md). The tree is
+// read with creation times (processTree), so a pid reused by an unrelated
+// process after its parent died is not taken for a child, unlike a
+// parent-pid walk (taskkill /T).
 func signalGroup(pgid int, _ syscall.Signal) error {
-	out, err := exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(pgid)).CombinedOutput()
-	if err != nil && groupAlive(pgid) {
-		return fmt.Errorf("kill process tree %d: %w: %s", pgid, err, strings.TrimSpace(string(out)))
+	tree, err := processTree(uint32(pgid))
+	if err != nil {
+		return fmt.Errorf("kill process tree %d: %w", pgid, err)
+	}
+	var errs []error
+	for i := len(tree) - 1; i >= 0; i-- {
+		if err := terminate(tree[i]); err != nil && alive(tree[i]) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("kill process tree %d: %w", pgid, errors.Join(errs...))
 	}
 	return nil
 }
 
-func signalPid(pid int, _ syscall.Signal) error {
-	p, err := os.FindProcess(pid)
+func terminate(pid uint32) error {
+	h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, pid)
 	if err != nil {
-		return nil
+		return fmt.Errorf("open process %d: %w", pid, err)
 	}
-	return p.Kill()
+	defer windows.CloseHandle(h)
+	if err := windows.TerminateProcess(h, 1); err != nil {
+		return fmt.Errorf("terminate process %d: %w", pid, err)
+	}
+	return nil
+}
+
+// alive reports whether pid names a process that has not exited (a process
+// whose handle someone still holds exists after its exit, with an exit
+// code).
+func alive(pid uint32) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		return false
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	if err := windows.GetExitCodeProcess(h, &code); err != nil {
+		return false
+	}
+	const stillActive = 259
+	return code == stillActive
+}
+
+func signalPid(pid int, _ syscall.Signal) error {
+	if err := terminate(uint32(pid)); err != nil && alive(uint32(pid)) {
+		return err
+	}
+	return nil
 }
 
 func exitSignal(*os.ProcessState) string { return "" }
@@ -70,14 +112,7 @@ func readStat(int) (procStat, error) { return procStat{}, errNoProc }
 
 func procStartTime(int) (uint64, error) { return 0, errNoProc }
 
-func groupAlive(pgid int) bool {
-	p, err := os.FindProcess(pgid)
-	if err != nil {
-		return false
-	}
-	p.Release()
-	return true
-}
+func groupAlive(pgid int) bool { return alive(uint32(pgid)) }
 
 func groupMembers(int) []int { return nil }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/binkyhq/binky/host/cmdshell"
 )
 
@@ -21,6 +23,8 @@ func TestHelperSleeper(t *testing.T) {
 	time.Sleep(time.Hour)
 }
 
+// TestPauseGroupWindows: a service tree (cmd.exe and what it started) is
+// suspended, resumed and killed as one.
 func TestPauseGroupWindows(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -60,5 +64,21 @@ func TestPauseGroupWindows(t *testing.T) {
 	}
 	if err := pauseGroup(int(root), false); err != nil {
 		t.Fatalf("resume: %v", err)
+	}
+	// Stop ends the whole tree.
+	sleeper, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, tree[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer windows.CloseHandle(sleeper)
+	if err := signalGroup(int(root), killSignal); err != nil {
+		t.Fatalf("signalGroup: %v", err)
+	}
+	if ev, err := windows.WaitForSingleObject(sleeper, 60000); ev != windows.WAIT_OBJECT_0 {
+		t.Fatalf("the sleeper did not end within a minute of the kill: %v %v", ev, err)
+	}
+	cmd.Wait()
+	if groupAlive(int(root)) {
+		t.Error("groupAlive after the kill: true")
 	}
 }

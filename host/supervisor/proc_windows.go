@@ -29,8 +29,10 @@ func shellArgs(command string) []string {
 	return append([]string{cmdshell.Path()}, cmdshell.Args(command)[1:]...)
 }
 
-// ParseSignal accepts the names a binky.toml may hold; on Windows every stop
-// ends in a forced kill of the process tree.
+// ParseSignal accepts every name a binky.toml may hold (host/config), so a
+// file that passes check also starts; on Windows every stop ends in a forced
+// kill of the process tree (docs/windows.md), and SIGUSR1 and SIGUSR2, which
+// Windows has no meaning for, are taken as SIGTERM.
 func ParseSignal(name string) (syscall.Signal, error) {
 	switch strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(name)), "SIG") {
 	case "TERM", "15":
@@ -43,6 +45,8 @@ func ParseSignal(name string) (syscall.Signal, error) {
 		return syscall.SIGQUIT, nil
 	case "HUP", "1":
 		return syscall.SIGHUP, nil
+	case "USR1", "10", "USR2", "12":
+		return syscall.SIGTERM, nil
 	}
 	return 0, fmt.Errorf("stop signal %q: unknown signal (try SIGTERM or SIGINT)", name)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,5 +81,21 @@ func TestPauseGroupWindows(t *testing.T) {
 	cmd.Wait()
 	if groupAlive(int(root)) {
 		t.Error("groupAlive after the kill: true")
+	}
+}
+
+// TestParseSignalWindows: every stop_signal host/config accepts also starts
+// on Windows; USR1 and USR2 are taken as SIGTERM.
+func TestParseSignalWindows(t *testing.T) {
+	for _, name := range []string{"SIGTERM", "SIGINT", "SIGQUIT", "SIGHUP", "SIGKILL", "SIGUSR1", "SIGUSR2", "usr2"} {
+		if _, err := ParseSignal(name); err != nil {
+			t.Errorf("ParseSignal(%q): %v", name, err)
+		}
+	}
+	if sig, _ := ParseSignal("SIGUSR1"); sig != syscall.SIGTERM {
+		t.Errorf("ParseSignal(SIGUSR1) = %v; want SIGTERM", sig)
+	}
+	if _, err := ParseSignal("SIGWINCH"); err == nil {
+		t.Error("ParseSignal(SIGWINCH): no error")
 	}
 }

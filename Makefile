@@ -26,7 +26,7 @@ TESTSUM    := $(BIN)/testsum
 RESULTS    := $(BIN)/test-results
 STATICCHECK ?= v0.8.2
 
-.PHONY: all build install test prereq unit unit-pg18 lint cross fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
+.PHONY: all build install test prereq unit unit-pg18 lint cross test-windows fuzz reliability reliability-fuzz reliability-suite demo demo-down testenv clean
 
 all: build
 
@@ -95,6 +95,13 @@ lint:
 	if [ -x "$$sc" ]; then \
 		for m in $(MODULES); do (cd $$m && $$sc ./...) || exit 1; done; \
 	else echo "staticcheck did not install: skipped"; fi
+
+# test-windows: the Windows test tier (scripts/test-windows,
+# docs/windows.md): every package's tests and the product cross-built for
+# windows/amd64 and run under Wine (installed from Debian when missing),
+# pass/fail/skip per package. CI runs it beside `make test` (.ci/run).
+test-windows:
+	@GO=$(GO) BIN=$(BIN) bash scripts/test-windows
 
 cross:
 	@set -e; for os in linux windows; do for m in $(MODULES); do \

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/binkyhq/binky/internal/wine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +49,7 @@ func pyScript(t *testing.T) string {
 }
 
 func TestConformance(t *testing.T) {
+	wine.Skip(t, "needs the go toolchain to build the example")
 	bin := goBinary(t)
 	t.Run("go", func(t *testing.T) {
 		adaptertest.Test(t, adaptertest.Options{Binary: bin, Project: "acme"})
@@ -63,6 +65,7 @@ func TestConformance(t *testing.T) {
 // TestOneShotEdges checks what the suite does not: usage, the size limit,
 // where a slice lands and what resolve answers.
 func TestOneShotEdges(t *testing.T) {
+	wine.Skip(t, "needs the go toolchain to build the example")
 	t.Run("go", func(t *testing.T) { oneShotEdges(t, goBinary(t)) })
 	t.Run("python", func(t *testing.T) { oneShotEdges(t, pyScript(t)) })
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 )
@@ -37,13 +36,12 @@ type Handlers struct {
 // Call sends one request and waits for the final frame, passing progress and
 // output frames to h. The result is decoded into out when out is not nil.
 func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out any) error {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", Socket(c.Home))
+	conn, err := dial(ctx, c.Home)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
-			return fmt.Errorf("%w (socket %s)", ErrNoDaemon, Socket(c.Home))
+			return fmt.Errorf("%w (socket %s)", ErrNoDaemon, Endpoint(c.Home))
 		}
-		return fmt.Errorf("connect to daemon at %s: %w", Socket(c.Home), err)
+		return fmt.Errorf("connect to daemon at %s: %w", Endpoint(c.Home), err)
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })

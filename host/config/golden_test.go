@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,8 @@ var update = flag.Bool("update", false, "rewrite the .golden files under testdat
 
 // checkGolden compares got with testdata file golden, or rewrites it with
 // -update.
+var goldenPaths = regexp.MustCompile(`testdata/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+`)
+
 func checkGolden(t *testing.T, golden, got string) {
 	t.Helper()
 	if *update {
@@ -26,7 +29,8 @@ func checkGolden(t *testing.T, golden, got string) {
 	if err != nil {
 		t.Fatalf("read golden: %v (run go test ./host/config -update)", err)
 	}
-	if got != string(want) {
+	// Goldens name files with /; the output uses the platform separator.
+	if got != goldenPaths.ReplaceAllStringFunc(string(want), filepath.FromSlash) {
 		t.Errorf("output differs from %s\ngot:\n%s\nwant:\n%s", golden, got, want)
 	}
 }

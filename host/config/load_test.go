@@ -38,7 +38,7 @@ func TestBadInput(t *testing.T) {
 		wantLine bool   // the message carries a line number
 		want     string // a substring of the message
 	}{
-		{"missing file", filepath.Join(dir, "nope.toml"), true, false, "cannot read: no such file or directory"},
+		{"missing file", filepath.Join(dir, "nope.toml"), true, false, "cannot read: " + notExistText(t)},
 		{"directory", dir, true, false, "is a directory"},
 		{"binary garbage", write("garbage.toml", garbage), true, true, "not valid TOML"},
 		{"10 MB file", write("big.toml", big), true, false, "larger than 1048576 bytes"},
@@ -205,4 +205,16 @@ func TestFind(t *testing.T) {
 	if got, err := Find(filepath.Join(wt, "x")); err == nil {
 		t.Errorf("Find across a .git file = %q; want an error", got)
 	}
+}
+
+// notExistText is how this platform words a missing file ("no such file or
+// directory" on Unix, "The system cannot find the file specified." on
+// Windows).
+func notExistText(t *testing.T) string {
+	_, err := os.Open(filepath.Join(t.TempDir(), "missing"))
+	var pe *os.PathError
+	if !errors.As(err, &pe) {
+		t.Fatalf("open a missing file: %v", err)
+	}
+	return pe.Err.Error()
 }

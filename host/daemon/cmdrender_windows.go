@@ -4,9 +4,9 @@ package daemon
 
 import "github.com/binkyhq/binky/host/tokens"
 
-// renderShellCmd renders a command for cmd /C. cmd.exe has no quoting that
-// keeps a value from being parsed, so values are pasted in as written
-// (docs/config.md says so).
+// renderShellCmd renders a command for cmd.exe /v:on (host/cmdshell): token
+// values travel in variables the command expands with delayed expansion,
+// so cmd.exe never parses a value.
 func renderShellCmd(s, self string, coords map[string]string) tokens.Shell {
-	return tokens.Shell{Command: tokens.Render(s, self, coords)}
+	return tokens.RenderCmd(s, self, coords)
 }

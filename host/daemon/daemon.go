@@ -187,7 +187,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.startTrim(ctx)
 
 	sock := api.Socket(d.home)
-	ln, err := listenSocket(sock)
+	ln, err := d.listenAPI(sock)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}()
 	}
 	serveOn(ln)
-	d.keepSocket(ctx, sock, ln, serveOn, time.Second) // until ctx ends
+	d.holdAPI(ctx, sock, ln, serveOn) // until ctx ends
 	serving.Wait()
 	os.Remove(sock)
 	d.stopProxy()

@@ -3,12 +3,15 @@
 package daemon
 
 import (
+	"context"
 	"os/exec"
 	"syscall"
 )
 
-func shellPath() string { return "sh" }
-func shellFlag() string { return "-c" }
+// shellCommand runs command through sh -c.
+func shellCommand(ctx context.Context, command string) *exec.Cmd {
+	return exec.CommandContext(ctx, "sh", "-c", command)
+}
 
 // groupHook runs a migrate or seed in a process group of its own, and ends
 // the whole group when its context ends.

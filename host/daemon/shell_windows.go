@@ -2,10 +2,19 @@
 
 package daemon
 
-import "os/exec"
+import (
+	"context"
+	"os/exec"
 
-func shellPath() string { return "cmd" }
-func shellFlag() string { return "/C" }
+	"github.com/binkyhq/binky/host/cmdshell"
+)
 
-// groupHook: on Windows the hook is ended through its process alone.
+// shellCommand runs command through cmd.exe /d /s /v:on /c with the command
+// line as written (host/cmdshell), with no console window.
+func shellCommand(ctx context.Context, command string) *exec.Cmd {
+	return cmdshell.Command(ctx, command)
+}
+
+// groupHook: on Windows the hook already has a process group of its own
+// (cmdshell.Flags); a cancelled context ends it through its process.
 func groupHook(cmd *exec.Cmd) {}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -355,9 +354,4 @@ func lastLines(lines []string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// shellCommand runs command through the platform shell.
-func shellCommand(ctx context.Context, command string) *exec.Cmd {
-	return exec.CommandContext(ctx, shellPath(), shellFlag(), command)
 }

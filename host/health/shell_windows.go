@@ -5,9 +5,13 @@ package health
 import (
 	"context"
 	"os/exec"
+
+	"github.com/binkyhq/binky/host/cmdshell"
 )
 
-// shellCommand runs s with cmd /C; a timed-out probe's process is killed.
+// shellCommand runs s with cmd.exe /d /s /v:on /c, the command line as
+// written (host/cmdshell), with no console window; a timed-out probe's
+// process is killed.
 func shellCommand(ctx context.Context, s string) *exec.Cmd {
-	return exec.CommandContext(ctx, "cmd", "/C", s)
+	return cmdshell.Command(ctx, s)
 }

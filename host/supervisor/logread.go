@@ -58,7 +58,7 @@ const readChunk = 64 << 10
 // backwards so a large log costs what is returned. limit >= 0 reads only the
 // file's first limit bytes.
 func tailFile(path string, n int, limit int64) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := openShared(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -164,7 +164,7 @@ type follower struct {
 
 // open opens the current log, if there is one, and starts at its end.
 func (fl *follower) open() error {
-	f, err := os.Open(fl.path)
+	f, err := openShared(fl.path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -192,7 +192,7 @@ func (fl *follower) closeFile() {
 // its start.
 func (fl *follower) poll() error {
 	if fl.f == nil {
-		f, err := os.Open(fl.path)
+		f, err := openShared(fl.path, os.O_RDONLY, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

@@ -17,8 +17,9 @@ import (
 const killSignal = syscall.SIGKILL
 
 // sysProcAttr puts a service in a session (and so a process group) of its
-// own. No Pdeathsig: a service outlives the daemon by design.
-func sysProcAttr() *syscall.SysProcAttr {
+// own. No Pdeathsig: a service outlives the daemon by design. (The command
+// is for Windows, where it goes into the command line.)
+func sysProcAttr(string) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
 }
 

@@ -92,7 +92,7 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 	cmd.Env = spec.env()
 	cmd.Stdout = f
 	cmd.Stderr = f
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = sysProcAttr(spec.Command)
 	done, cgErr := s.cgroups.intoCgroup(cmd.SysProcAttr, spec.Key)
 	if cgErr != nil {
 		u.log.Warn("cannot use the world's cgroup; tracking by process group only", "error", cgErr)
@@ -105,7 +105,7 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 		u.log.Warn("starting in the world's cgroup failed; tracking by process group only", "error", err)
 		cmd = exec.Command(args[0], args[1:]...)
 		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = spec.Dir, spec.env(), f, f
-		cmd.SysProcAttr = sysProcAttr()
+		cmd.SysProcAttr = sysProcAttr(spec.Command)
 		err = cmd.Start()
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -148,6 +149,11 @@ func TestResolve(t *testing.T) {
 }
 
 func TestDestroyRemovesDatabaseAndCompanions(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		// Issue 30: the SQLite driver opens files without FILE_SHARE_DELETE,
+		// so a slice held open cannot be removed on Windows (docs/windows.md).
+		t.Skip("not built on Windows yet: destroying a slice another connection holds (FILE_SHARE_DELETE)")
+	}
 	t.Parallel()
 	data := t.TempDir()
 	tg := target(data, "gone", nil)

@@ -72,6 +72,20 @@ func buildAndRun(m *testing.M) (int, error) {
 	return m.Run(), nil
 }
 
+// waitFor polls cond until it holds or a minute passes. Wait on an event this
+// way, never with a fixed sleep: on a busy machine any fixed sleep is too
+// short (docs/architecture.md, "What made tests flaky").
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // portBase hands each test its own port range.
 var portBase atomic.Int32
 

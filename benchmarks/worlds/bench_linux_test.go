@@ -56,6 +56,24 @@ func needServers(t *testing.T) string {
 	return dir
 }
 
+// ownTempDir points TMPDIR (where the benchmark makes its work directory)
+// at a directory of this test's, so leftovers sees this run's work only:
+// with the machine's /tmp, another run of these tests at the same time (a
+// second checkout, another session) showed up as "left behind". Mode 0755:
+// initdb runs as the postgres user under it.
+func ownTempDir(t *testing.T) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "binky-worlds-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", dir)
+}
+
 // leftovers lists what a run may leave behind: work directories, processes
 // running from them, and databases of the project.
 func leftovers(t *testing.T, project string) []string {
@@ -85,6 +103,7 @@ func leftovers(t *testing.T, project string) []string {
 
 func TestSmallSweep(t *testing.T) {
 	bin := needServers(t)
+	ownTempDir(t)
 	before := leftovers(t, "")
 	var stdout, stderr bytes.Buffer
 	o := options{sweep: []int{1, 2}, rows: 500, arms: []string{"a", "b"}, adminURL: testAdmin, binDir: bin, json: true}
@@ -144,6 +163,7 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 // private servers were half of this test's time.
 func TestInterruptCleansUp(t *testing.T) {
 	bin := needServers(t)
+	ownTempDir(t)
 	before := leftovers(t, "")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -179,6 +179,15 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// runName is a project name for a test whose slices live on a server
+// every run on this machine shares (PostgreSQL, MariaDB…): base and this
+// test process's pid, so two runs at once (two sessions, two checkouts)
+// never claim each other's slices. Fixed names did: "belongs to another
+// binky home".
+func runName(base string) string {
+	return fmt.Sprintf("%s%d", base, os.Getpid()%10000)
+}
+
 // portBase hands each test its own port range.
 var portBase atomic.Int32
 

@@ -90,6 +90,7 @@ func s3Get(t *testing.T, admin *url.URL, method, path string) (int, string) {
 // world its own bucket on MinIO; the seed writes into it with curl, world
 // two's bucket lacks world one's object, and remove deletes both buckets.
 func TestS3WorldsOnMinIO(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	admin, err := url.Parse(s3URL())
 	if err != nil || admin.User == nil {
 		t.Fatalf("BINKY_TEST_S3_URL is not an http://KEY:SECRET@host:port URL")
@@ -168,6 +169,7 @@ func kafkaAddr() string {
 // seed produces a record into it with the test client, world two's topic
 // holds its own record only, and remove deletes both worlds' topics.
 func TestKafkaWorldsOnKfake(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	admin, err := url.Parse(kafkaAddr())
 	if err != nil {
 		t.Fatal(err)
@@ -246,6 +248,7 @@ type eventJSON struct {
 // is left on the server. Against MongoDB 4.4+ (BINKY_TEST_MONGO_URL) the
 // same worlds come from a real clone instead.
 func TestMongoWorldsOnFerretDB(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	admin := mongoURL()
 	u, err := url.Parse(admin)
 	if err != nil || u.Host == "" {
@@ -349,6 +352,7 @@ type adapterJSON struct {
 // name and alias against scripts/testenv's servers (FerretDB, MinIO,
 // kfake, a Kafka-protocol cluster, not Apache Kafka).
 func TestAdapterTestFamilies(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	e := newEnv(t, `
 [project]
 name = "conformance"
@@ -392,7 +396,7 @@ port_range = PORTRANGE
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needServer(t, tc.what, strings.Split(tc.addr, ",")[0], "scripts/testenv up")
-			r := e.binky("adapter", "test", tc.name, "--admin-url", tc.admin, "--project", "e2econf")
+			r := e.binky("adapter", "test", tc.name, "--admin-url", tc.admin, "--project", fmt.Sprintf("e2econf%d", os.Getpid()%10000))
 			if r.code != 0 || strings.Contains(r.stdout, "FAIL") || !strings.Contains(r.stdout, tc.name+" passes the conformance suite") {
 				t.Errorf("binky adapter test %s: exit %d\n%s%s", tc.name, r.code, r.stdout, r.stderr)
 			}

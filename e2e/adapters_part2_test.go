@@ -106,6 +106,7 @@ func httpDo(t *testing.T, method, raw, body string) (int, string) {
 // user has no permission on world one's vhost, and remove deletes both
 // vhosts and users.
 func TestRabbitMQWorlds(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	needCurl(t)
 	admin := os.Getenv("BINKY_TEST_RABBITMQ_ADMIN")
 	if admin == "" {
@@ -171,6 +172,7 @@ config    = { user = "per-slice" }
 // inserts its world's name; world two's table holds only its own row, and
 // remove drops both databases.
 func TestClickHouseWorlds(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	needCurl(t)
 	admin := os.Getenv("BINKY_TEST_CLICKHOUSE_URL")
 	if admin == "" {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -116,16 +117,16 @@ func (s admStatus) world(wt string) (state string, pos int, reason string, pid i
 	return "", 0, "", 0
 }
 
-// waitFor polls cond until it holds or 20 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+// waitSampled waits until the daemon's admission loop has read the
+// pressure setPressure wrote last (status shows it): what follows then
+// sees that pressure, however slow the machine. A fixed sleep here was
+// too short under load.
+func (e *admEnv) waitSampled(ramPct, diskGB float64) {
+	e.t.Helper()
+	waitFor(e.t, fmt.Sprintf("the daemon to read %.0f%% free RAM, %.1f GB free disk", ramPct, diskGB), func() bool {
+		p := e.admStatus().Pressure
+		return p != nil && math.Abs(p.RAMFreePct-ramPct) < 0.01 && math.Abs(p.DiskFreeGB-diskGB) < 0.01
+	})
 }
 
 // bgUp starts `binky up branch` without waiting for it.
@@ -235,7 +236,7 @@ func TestAdmissionQueue(t *testing.T) {
 	// Disk: the reason names free disk against the headroom.
 	e.must("reserve", "--max-parallel", "0", "--disk", "5")
 	e.setPressure(80, 3.1)
-	time.Sleep(300 * time.Millisecond)
+	e.waitSampled(80, 3.1)
 	r = e.binky("up", "q8", "--no-wait")
 	if r.code == 0 || !strings.Contains(r.stderr, "free disk 3.1 GB < headroom 5 GB") {
 		t.Errorf("up --no-wait on a full disk: exit %d, %q", r.code, r.stderr)
@@ -274,7 +275,8 @@ func TestAdmissionSuspendResume(t *testing.T) {
 	}
 	// Between reserve and reserve+hysteresis: nothing resumes (no flapping).
 	e.setPressure(22, 500)
-	time.Sleep(600 * time.Millisecond)
+	e.waitSampled(22, 500)
+	time.Sleep(600 * time.Millisecond) // a few more rounds of the loop, which must not resume
 	if s, _, _, _ := e.admStatus().world("s3"); s != "suspended" {
 		t.Errorf("s3 resumed at 22%% free (reserve 20 + hysteresis 5): %s", s)
 	}
@@ -301,7 +303,7 @@ func TestAdmissionSuspendResume(t *testing.T) {
 	e.setPressure(15, 500)
 	waitFor(t, "s3 suspended again", func() bool { s, _, _, _ := e.admStatus().world("s3"); return s == "suspended" })
 	e.setPressure(22, 500) // above the reserve: room for an up, though not for the loop
-	time.Sleep(300 * time.Millisecond)
+	e.waitSampled(22, 500)
 	e.must("up", "s3")
 	if s, _, _, _ := e.admStatus().world("s3"); s != "up" || stopped(pids["s3"]) {
 		t.Errorf("up on suspended s3: %s, stopped %v; want up and running", s, stopped(pids["s3"]))

@@ -397,16 +397,18 @@ admin_url = "postgres://postgres@127.0.0.1:1/postgres"
 // destroys the slice on its server with the settings recorded with it.
 func TestRemoveReachesSliceOfDeletedService(t *testing.T) {
 	needServer(t, "PostgreSQL", "127.0.0.1:5432", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start")
-	e, _ := holdEnv(t, convergeWorld+`
+	project := runName("conv") // its slice is on the shared server
+	world := strings.Replace(convergeWorld, `name = "conv"`, `name = "`+project+`"`, 1)
+	e, _ := holdEnv(t, world+`
 [services.pg]
 adapter   = "postgres"
 admin_url = "`+e2ePostgres+`"
 `)
 	e.must("up", "-q", "gone")
 	w := e.status().world(t, "gone")
-	os.WriteFile(filepath.Join(w.Path, "binky.toml"), []byte(strings.ReplaceAll(convergeWorld, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))), 0o644)
+	os.WriteFile(filepath.Join(w.Path, "binky.toml"), []byte(strings.ReplaceAll(world, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))), 0o644)
 	e.must("remove", "--force", "-q", "gone")
-	out, _ := exec.Command("psql", "-qXAt", e2ePostgres, "-c", "SELECT count(*) FROM pg_database WHERE datname LIKE 'conv%gone%'").CombinedOutput()
+	out, _ := exec.Command("psql", "-qXAt", e2ePostgres, "-c", "SELECT count(*) FROM pg_database WHERE datname LIKE '"+project+"%gone%'").CombinedOutput()
 	if strings.TrimSpace(string(out)) != "0" {
 		t.Errorf("the deleted service's database is still on the server after remove: %s", out)
 	}

@@ -434,7 +434,7 @@ func TestAliasesGetTheirOwnSlices(t *testing.T) {
 	needServer(t, "PostgreSQL", "127.0.0.1:5432", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start")
 	e := newEnv(t, `
 [project]
-name = "alias"
+name = "`+runName("alias")+`"
 port_range = PORTRANGE
 
 [services.a]

@@ -38,6 +38,7 @@ type inputsBackend struct {
 
 // TestGoldenInputsSQLite: see testGoldenInputs.
 func TestGoldenInputsSQLite(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		adaptertest.MissingServer(t, "the sqlite3 command is not on PATH; install it: apt-get install sqlite3")
 	}
@@ -60,6 +61,7 @@ func TestGoldenInputsSQLite(t *testing.T) {
 
 // TestGoldenInputsPostgres: see testGoldenInputs.
 func TestGoldenInputsPostgres(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	needServer(t, "PostgreSQL", "127.0.0.1:5432", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start")
 	const admin = "postgres://postgres@127.0.0.1:5432/postgres"
 	psql := func(url, sql string) (string, error) {

@@ -41,6 +41,7 @@ expose = ["api", "db"]
 // reset puts a world back; a failed clone falls back and still yields the
 // seeded world.
 func TestGoldenTemplateSQLite(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	e := newEnv(t, goldenSQLite)
 	e.must("daemon", "start")
 	var wg sync.WaitGroup
@@ -165,6 +166,7 @@ func needServer(t *testing.T, what, addr, start string) {
 // see the seeded rows, a row written in one is invisible in the other, an
 // induced clone failure falls back, and remove drops the databases.
 func TestGoldenTemplatePostgres(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	needServer(t, "PostgreSQL", "127.0.0.1:5432", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start")
 	testGoldenSQL(t, sqlServer{
 		adapter: "postgres", admin: "postgres://postgres@127.0.0.1:5432/postgres",
@@ -196,6 +198,7 @@ func TestGoldenTemplatePostgres(t *testing.T) {
 
 // TestGoldenTemplateMySQL is the same against MariaDB (the mysql adapter).
 func TestGoldenTemplateMySQL(t *testing.T) {
+	t.Parallel() // own home, ports and project; it waits mostly on its server (docs/architecture.md, "Testing")
 	needServer(t, "MariaDB", "127.0.0.1:3306", "start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd")
 	mysql := func(db, sql string) *exec.Cmd {
 		args := []string{"-h127.0.0.1", "-P3306", "-uroot", "-N", "-B", "-e", sql}

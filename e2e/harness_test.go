@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 	"time"
 )
 
-// binDir holds the binaries TestMain built.
+// binDir holds the binaries TestMain built (or took from BINKY_TEST_BIN).
 var binDir string
 
 func TestMain(m *testing.M) {
@@ -27,6 +28,29 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// A build of one or more packages of one module into binDir.
+type build struct {
+	mod  string   // the module's directory
+	pkgs []string // its packages, relative to mod
+	out  string   // the binary's name when not its package's (one package)
+}
+
+// names are the binaries b makes.
+func (b build) names() []string {
+	if b.out != "" {
+		return []string{b.out}
+	}
+	var out []string
+	for _, p := range b.pkgs {
+		out = append(out, filepath.Base(p))
+	}
+	return out
+}
+
+// buildAndRun puts the binaries every test runs into a directory of their
+// own, once per run: hard links to the ones `make build` left in
+// $BINKY_TEST_BIN when it holds them all (make unit and make test set it,
+// so a run builds nothing twice), else one go build per module.
 func buildAndRun(m *testing.M) (int, error) {
 	dir, err := os.MkdirTemp("", "binky-e2e-bin-")
 	if err != nil {
@@ -38,38 +62,130 @@ func buildAndRun(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	builds := []struct{ mod, pkg, out string }{
-		{root, "./cmd/binky", "binky"},
-		{root, "./cmd/binkyd", "binkyd"}, // the daemon and the verbs binky hands off
-		{root, "./examples/demo/app", "binky-demo-app"},
-	}
-	// Every adapter binary of the workspace's plugin modules:
-	// plugins/<module>/cmd/binky-adapter-<name>.
-	cmds, _ := filepath.Glob(filepath.Join(root, "plugins", "*", "cmd", "binky-adapter-*"))
-	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	builds, err := binaries(root)
 	if err != nil {
 		return 0, err
 	}
+	linked := false
+	if from := os.Getenv("BINKY_TEST_BIN"); from != "" {
+		if linked = linkAll(from, dir, builds); !linked {
+			// One is missing: build them all, into a clean directory.
+			os.RemoveAll(dir)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return 0, err
+			}
+			os.Chmod(dir, 0o755)
+		}
+	}
+	if !linked {
+		for _, b := range builds {
+			out := dir + string(os.PathSeparator)
+			if b.out != "" {
+				out = filepath.Join(dir, exe(b.out))
+			}
+			args := append([]string{"build", "-o", out}, b.pkgs...)
+			cmd := exec.Command("go", args...)
+			cmd.Dir = b.mod
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return 0, fmt.Errorf("build %s: %v\n%s", strings.Join(b.pkgs, " "), err, out)
+			}
+		}
+	}
+	binDir = dir
+	return m.Run(), nil
+}
+
+// binaries lists what the tests run: binky, binkyd, the demo app and every
+// adapter binary of the workspace's plugin modules
+// (plugins/<module>/cmd/binky-adapter-<name>).
+func binaries(root string) ([]build, error) {
+	builds := []build{
+		{mod: root, pkgs: []string{"./cmd/binky", "./cmd/binkyd"}}, // the daemon and the verbs binky hands off
+		{mod: root, pkgs: []string{"./examples/demo/app"}, out: "binky-demo-app"},
+	}
+	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if err != nil {
+		return nil, err
+	}
+	cmds, _ := filepath.Glob(filepath.Join(root, "plugins", "*", "cmd", "binky-adapter-*"))
+	byMod := map[string]int{}
 	for _, c := range cmds {
 		mod := filepath.Dir(filepath.Dir(c))
 		if !strings.Contains(string(work), "./plugins/"+filepath.Base(mod)+"\n") {
 			continue // not (yet) a module of the workspace
 		}
-		builds = append(builds, struct{ mod, pkg, out string }{mod, "./cmd/" + filepath.Base(c), filepath.Base(c)})
+		i, ok := byMod[mod]
+		if !ok {
+			i = len(builds)
+			byMod[mod] = i
+			builds = append(builds, build{mod: mod})
+		}
+		builds[i].pkgs = append(builds[i].pkgs, "./cmd/"+filepath.Base(c))
 	}
+	return builds, nil
+}
+
+// linkAll hard-links (else copies) each binary of builds from the
+// directory from into dir; false when one is missing there.
+func linkAll(from, dir string, builds []build) bool {
 	for _, b := range builds {
-		exe := b.out
-		if runtime.GOOS == "windows" {
-			exe += ".exe"
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, exe), b.pkg)
-		cmd.Dir = b.mod
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("build %s: %v\n%s", b.pkg, err, out)
+		for _, name := range b.names() {
+			name = exe(name)
+			src, dst := filepath.Join(from, name), filepath.Join(dir, name)
+			if err := os.Link(src, dst); err != nil && copyFile(src, dst) != nil {
+				return false
+			}
 		}
 	}
-	binDir = dir
-	return m.Run(), nil
+	return true
+}
+
+// exe is name as an executable's file name.
+func exe(name string) string {
+	if runtime.GOOS == "windows" {
+		return name + ".exe"
+	}
+	return name
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// waitFor polls cond until it holds or a minute passes. Wait on an event this
+// way, never with a fixed sleep: on a busy machine any fixed sleep is too
+// short (docs/architecture.md, "What made tests flaky").
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// runName is a project name for a test whose slices live on a server
+// every run on this machine shares (PostgreSQL, MariaDB…): base and this
+// test process's pid, so two runs at once (two sessions, two checkouts)
+// never claim each other's slices. Fixed names did: "belongs to another
+// binky home".
+func runName(base string) string {
+	return fmt.Sprintf("%s%d", base, os.Getpid()%10000)
 }
 
 // portBase hands each test its own port range.

@@ -289,9 +289,10 @@ func TestTwoHomesOneProjectNameStayApart(t *testing.T) {
 // does not drop the first home's database.
 func TestTwoHomesPostgresSliceIsClaimed(t *testing.T) {
 	needServer(t, "PostgreSQL", "127.0.0.1:5432", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start")
+	project := runName("twinpg")
 	config := `
 [project]
-name = "twinpg"
+name = "` + project + `"
 port_range = PORTRANGE
 
 [services.db]
@@ -308,7 +309,7 @@ migrate   = "psql -qX -v ON_ERROR_STOP=1 '${self.url}' -c 'CREATE TABLE IF NOT E
 		}
 		return strings.TrimSpace(string(out))
 	}
-	dbName := psql(e2ePostgres, "SELECT datname FROM pg_database WHERE datname LIKE 'twinpg%shared%'")
+	dbName := psql(e2ePostgres, "SELECT datname FROM pg_database WHERE datname LIKE '"+project+"%shared%'")
 	if dbName == "" {
 		t.Fatal("home a's database is not on the server")
 	}

@@ -25,8 +25,11 @@ cmd = "for i in 1 2 3 4 5; do echo line $i; done; while true; do echo tick; slee
 cmd = "echo hello from quiet; exec sleep 600"
 `)
 	e.must("up", "-q", "talk")
-	time.Sleep(300 * time.Millisecond)
-	out := e.must("logs", "talk", "talker", "-n", "0").stdout
+	var out string
+	waitFor(t, "the talker's first lines", func() bool {
+		out = e.must("logs", "talk", "talker", "-n", "0").stdout
+		return strings.Contains(out, "line 5\n")
+	})
 	if !strings.HasPrefix(out, "line 1\nline 2\nline 3\nline 4\nline 5\n") {
 		t.Errorf("logs talker:\n%s", out)
 	}

@@ -63,10 +63,7 @@ ports = ["http"]
 		}
 		log := filepath.Join(e.home, "logs", "tough", wb.Worktree, "ticker.log")
 		s1 := size(log)
-		time.Sleep(400 * time.Millisecond)
-		if s2 := size(log); s2 <= s1 {
-			t.Errorf("%s: log stopped growing (%d → %d bytes)", wb.Worktree, s1, s2)
-		}
+		waitFor(t, wb.Worktree+"'s ticker log to grow after re-adoption", func() bool { return size(log) > s1 })
 	}
 	// The re-adopted world stops for real.
 	pid := after.world(t, "w1").service(t, "ticker").Pid

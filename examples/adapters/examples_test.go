@@ -4,29 +4,64 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/binkyhq/binky/internal/wine"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/binkyhq/binky/internal/wine"
 	"github.com/binkyhq/binky/sdk"
 	"github.com/binkyhq/binky/sdk/adaptertest"
 )
 
-// goBinary builds filestore.go into a temporary directory.
+// goBinary is the Go filestore example: $BINKY_TEST_BIN's when make built
+// it there, else filestore.go built once for the package's tests (a link
+// under load took half a minute, and two tests each built it).
 func goBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "binky-adapter-filestore")
+	exe := "binky-adapter-filestore"
 	if runtime.GOOS == "windows" {
-		bin += ".exe"
+		exe += ".exe"
 	}
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build the Go filestore example: %v\n%s", err, out)
+	if dir := os.Getenv("BINKY_TEST_BIN"); dir != "" {
+		p := filepath.Join(dir, exe)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
 	}
-	return bin
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "binky-filestore-")
+		if built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, exe)
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("build the Go filestore example: %v", built.err)
+	}
+	return built.path
+}
+
+// built is the filestore binary goBinary built, removed by TestMain.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // pyScript is filestore.py, when python3 is there to run it.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestAdoptAfterDaemonRestart: supervisor A starts a service and shuts down
@@ -50,8 +49,8 @@ func TestAdoptAfterDaemonRestart(t *testing.T) {
 	if st.State != StateRunning || st.Pid != record.Pid {
 		t.Errorf("status %+v; want running pid %d", st, record.Pid)
 	}
-	if fdCount(t) != fdsBefore+1 {
-		t.Errorf("open fds %d after adopting; want %d (one pidfd)", fdCount(t), fdsBefore+1)
+	if n := fdsSettle(t, func(n int) bool { return n == fdsBefore+1 }); n != fdsBefore+1 {
+		t.Errorf("open fds %d after adopting; want %d (one pidfd)", n, fdsBefore+1)
 	}
 	// Adopting the same record again is refused: no duplicate supervision.
 	if res := b.Adopt(context.Background(), []Record{record}); res[0].Outcome != AdoptSkipped {
@@ -75,8 +74,8 @@ func TestAdoptAfterDaemonRestart(t *testing.T) {
 		b, _ := os.ReadFile(w.path("runs"))
 		return strings.Count(string(b), "\n") == 2
 	})
-	if fdCount(t) > fdsBefore {
-		t.Errorf("open fds %d after the adopted process exited; want at most %d (the pidfd closed)", fdCount(t), fdsBefore)
+	if n := fdsSettle(t, func(n int) bool { return n <= fdsBefore }); n > fdsBefore {
+		t.Errorf("open fds %d after the adopted process exited; want at most %d (the pidfd closed)", n, fdsBefore)
 	}
 }
 
@@ -250,8 +249,7 @@ func TestAdoptManyNoFDLeak(t *testing.T) {
 	}
 	rec.waitEvent(t, EventExited, Key{}, len(recs))
 	s.Shutdown()
-	time.Sleep(10 * time.Millisecond)
-	if after := fdCount(t); after > before {
+	if after := fdsSettle(t, func(n int) bool { return n <= before }); after > before {
 		t.Errorf("open fds %d after 50 adopted processes exited; want at most %d", after, before)
 	}
 }

@@ -196,6 +196,22 @@ func fdCount(t *testing.T) int {
 	return len(ents)
 }
 
+// fdsSettle waits until this process's descriptor count satisfies ok and
+// returns it (the last count when hang passes first). A count read once is
+// a race: a start's pipes and a /proc read are closed by goroutines that a
+// busy machine may run late, after the event the test waited on.
+func fdsSettle(t *testing.T, ok func(n int) bool) int {
+	t.Helper()
+	deadline := time.Now().Add(hang)
+	for {
+		n := fdCount(t)
+		if ok(n) || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestFDsAfter1000Restarts crash-loops a service through 1,000 restarts and
 // compares this process's open descriptors before and after.
 func TestFDsAfter1000Restarts(t *testing.T) {
@@ -214,7 +230,7 @@ func TestFDsAfter1000Restarts(t *testing.T) {
 	if err := s.Stop(context.Background(), spec.Key); err != nil {
 		t.Fatal(err)
 	}
-	after := fdCount(t)
+	after := fdsSettle(t, func(n int) bool { return n <= before })
 	st, _ := s.State(spec.Key)
 	t.Logf("open fds: %d before, %d after %d restarts", before, after, st.Restarts)
 	if after > before {

@@ -24,7 +24,7 @@ func reachable(t *testing.T, env, def, path, what string) string {
 	if err != nil {
 		t.Fatalf("%s: %v", env, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	if _, err := httpx.New().Call(ctx, ep, httpx.Request{Method: http.MethodGet, URL: ep.Base.String() + path}, nil); err != nil {
 		adaptertest.MissingServer(t, what+" is not reachable ("+ep.Scrub(err.Error())+"); run scripts/testenv up, or set "+env)

@@ -33,7 +33,7 @@ func adminURL(t *testing.T) string {
 	if !strings.Contains(u, "://") {
 		u = "kafka://" + u
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	if _, err := freshTopics(ctx, u, ""); err != nil {
 		adaptertest.MissingServer(t, "the Kafka-protocol cluster (kfake) is not reachable at "+sdk.ScrubAdmin(u, u)+": "+sdk.ScrubAdmin(err.Error(), u)+"; run scripts/testenv up (builds and starts kfake on 127.0.0.1:9092) or set BINKY_TEST_KAFKA_ADDR")

@@ -28,7 +28,7 @@ func adminURL(t *testing.T) string {
 		u = defaultURL
 	}
 	c := client(t, u)
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	if err := c.Ping(ctx, nil); err != nil {
 		adaptertest.MissingServer(t, "the MongoDB-protocol server (FerretDB) is not reachable at "+sdk.ScrubAdmin(u, u)+": "+sdk.ScrubAdmin(err.Error(), u)+"; run scripts/testenv up (builds and starts FerretDB on 127.0.0.1:27017) or set BINKY_TEST_MONGO_URL")

@@ -33,7 +33,7 @@ func testAdminURL(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("BINKY_TEST_MYSQL_URL: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	conn, err := mysql.NewConnector(a.cfg)
 	if err == nil {

@@ -24,7 +24,7 @@ func testAdminURL(t *testing.T) string {
 	if u == "" {
 		u = defaultAdminURL
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	c, err := pgx.Connect(ctx, u)
 	if err != nil {
@@ -142,7 +142,7 @@ func adminFromEnv() string {
 // schemaExists is 1 when the admin database has the binky schema, 0 when
 // not, -1 when the server cannot say.
 func schemaExists() int {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	c, err := pgx.Connect(ctx, adminFromEnv())
 	if err != nil {
@@ -157,7 +157,7 @@ func schemaExists() int {
 }
 
 func dropSchema() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	c, err := pgx.Connect(ctx, adminFromEnv())
 	if err != nil {

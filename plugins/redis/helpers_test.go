@@ -57,7 +57,7 @@ func ping(admin string) error {
 	}
 	c := goredis.NewClient(opts)
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	return c.Ping(ctx).Err()
 }
@@ -147,7 +147,7 @@ func secretExists(admin string) bool {
 	}
 	c := goredis.NewClient(opts)
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	n, err := c.Exists(ctx, secretKey).Result()
 	return err != nil || n > 0
@@ -160,7 +160,7 @@ func deleteSecret(admin string) {
 	}
 	c := goredis.NewClient(opts)
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	_ = c.Del(ctx, secretKey).Err()
 }

@@ -28,7 +28,7 @@ func adminURL(t *testing.T) string {
 		u = defaultURL
 	}
 	c := rawClient(t, u)
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	if _, err := c.ListBuckets(ctx); err != nil {
 		adaptertest.MissingServer(t, "MinIO is not reachable at "+sdk.ScrubAdmin(u, u)+": "+sdk.ScrubAdmin(err.Error(), u)+"; run scripts/testenv up (builds MinIO once, then starts it on 127.0.0.1:9000) or set BINKY_TEST_S3_URL")

@@ -28,7 +28,7 @@ func adminURL(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("BINKY_TEST_CLICKHOUSE_URL: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	if _, err := httpx.New().Call(ctx, ep, httpx.Request{Method: http.MethodGet, URL: ep.URL(nil, "ping")}, nil); err != nil {
 		adaptertest.MissingServer(t, "ClickHouse is not reachable ("+ep.Scrub(err.Error())+"); run scripts/testenv up (it installs and starts ClickHouse on 127.0.0.1:18123), or set BINKY_TEST_CLICKHOUSE_URL")

@@ -33,7 +33,7 @@ func adminURL(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("BINKY_TEST_RABBITMQ_ADMIN: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
 	if _, err := httpx.New().Call(ctx, ep, httpx.Request{Method: http.MethodGet, URL: ep.URL(nil, "api", "overview")}, nil); err != nil {
 		adaptertest.MissingServer(t, "the RabbitMQ management API is not reachable ("+ep.Scrub(err.Error())+"); run scripts/testenv up (it enables the management plugin on 127.0.0.1:15672), or set BINKY_TEST_RABBITMQ_ADMIN")

@@ -83,3 +83,32 @@ adapter = "sqlite"
 		t.Errorf("page of a world suspended for memory: %d %.400q; want why it is suspended and when it resumes", resp.StatusCode, body)
 	}
 }
+
+// An up queued through MCP whose client goes away leaves the queue at
+// once: it does not wait for its turn and start a world nobody asked for
+// any more (issue 29).
+func TestAdmissionMCPClientGoneLeavesQueue(t *testing.T) {
+	e := newAdmEnv(t, strings.Replace(admissionConfig, `name = "adm"`, "name = \"adm\"\nmax_parallel = 1", 1))
+	e.must("up", "a1")
+	m := e.startRawMCP()
+	m.id++
+	m.send(map[string]any{"jsonrpc": "2.0", "id": m.id, "method": "tools/call", "params": map[string]any{
+		"name": "up", "arguments": map[string]any{"branch": "a2"}, "_meta": map[string]any{"progressToken": "q"},
+	}})
+	waitFor(t, "a2 queued behind max_parallel", func() bool { _, pos, _, _ := e.admStatus().world("a2"); return pos == 1 })
+
+	// The agent's client is gone: stdin closed, the server ended.
+	m.stdin.Close()
+	m.cmd.Process.Kill()
+	m.cmd.Wait()
+	waitFor(t, "a2 out of the queue", func() bool {
+		_, pos, _, _ := e.admStatus().world("a2")
+		return pos == 0
+	})
+	if s, _, _, _ := e.admStatus().world("a2"); s == "starting" || s == "up" {
+		t.Errorf("a2 is %s after its caller left the queue", s)
+	}
+	if s := e.admStatus().Pressure; s != nil && s.Queued != 0 {
+		t.Errorf("%d waiters after the MCP client left; want 0", s.Queued)
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
-	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
 )
 
@@ -151,31 +150,11 @@ const verifyService = "verify"
 // runCheck runs one verify command, streaming its output, and returns its
 // exit code (-1 when it could not run or was killed).
 func (d *Daemon) runCheck(ctx context.Context, rec *registry.Worktree, i int, command string, env []string, s *stream) int {
-	cmd := shellCommand(ctx, command)
-	cmd.Dir = rec.Path
 	// Marked as the world's, in a group of its own: down and remove end a
 	// check still running, and a daemon that starts ends one a killed
-	// daemon left (nothing else would).
-	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, verifyService, verifyService))
-	groupHook(cmd)
-	// A redacting stream per pipe, not each read redacted alone: a secret
-	// that two reads split is still masked whole.
-	asIs := func(s string) string { return s }
-	stdout := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stdout", redact: asIs})
-	stderr := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	stdout.Close()
-	stderr.Close()
-	if err == nil {
-		return 0
-	}
-	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() >= 0 {
-		return cmd.ProcessState.ExitCode()
-	}
-	s.output(i, "stderr", fmt.Sprintf("binky: %v\n", err))
-	return -1
+	// daemon left (nothing else would). runMarked gives each pipe one
+	// redacting stream, so a secret that two reads split is masked whole.
+	return d.runMarked(shellCommand(ctx, command), rec, env, verifyService, i, s)
 }
 
 // chunkWriter streams a command's output to the caller as output frames.

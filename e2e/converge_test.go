@@ -33,7 +33,9 @@ func holdStep(step string) string {
 
 // convergeWorld has a slice whose migrate and seed can be held, and an
 // app whose start-up state lives in the slice (it records its boot there),
-// so a slice replaced under it shows.
+// so a slice replaced under it shows. Every sqlite3 waits for a lock
+// (.timeout): the health probe's reads race the app's insert, and without
+// it a busy machine made the insert fail with "database is locked".
 var convergeWorld = `
 [project]
 name = "conv"
@@ -45,9 +47,9 @@ migrate = '''sqlite3 "${db.path}" 'CREATE TABLE IF NOT EXISTS boot (pid TEXT)'; 
 seed    = '''` + holdStep("seed") + `'''
 
 [services.app]
-cmd        = '''sqlite3 "${db.path}" "INSERT INTO boot VALUES ('$$')"; exec sleep 100555'''
+cmd        = '''sqlite3 -cmd ".timeout 30000" "${db.path}" "INSERT INTO boot VALUES ('$$')"; exec sleep 100555'''
 depends_on = ["db"]
-health     = { exec = '''test "$(sqlite3 "${db.path}" 'SELECT count(*) FROM boot')" -ge 1''' }
+health     = { exec = '''test "$(sqlite3 -cmd ".timeout 30000" "${db.path}" 'SELECT count(*) FROM boot')" -ge 1''' }
 
 [worktree]
 setup = ['''echo "start $$" >> "$HOLD/setup.log"; ` + holdStep("setup") + `; echo "end $$" >> "$HOLD/setup.log"''']

@@ -7,8 +7,10 @@ import (
 )
 
 func TestAbsoluteCwdAndPortUnset(t *testing.T) {
-	dir := t.TempDir()
-	missing := filepath.Join(dir, "missing")
+	// Forward slashes: an absolute path on Windows too ("C:/…"), and one
+	// a TOML basic string takes without escapes.
+	dir := filepath.ToSlash(t.TempDir())
+	missing := dir + "/missing"
 	src := `
 [project]
 name = "acme"

@@ -18,6 +18,7 @@ func TestEnvFilePath(t *testing.T) {
 	write(filepath.Join(main, ".env"))
 	write(filepath.Join(main, "both.env"))
 	write(filepath.Join(wt, "both.env"))
+	abs := filepath.Join(t.TempDir(), "abs", ".env") // absolute on every platform
 	for _, tc := range []struct {
 		p, root, main, want string
 	}{
@@ -25,7 +26,7 @@ func TestEnvFilePath(t *testing.T) {
 		{"both.env", wt, main, filepath.Join(wt, "both.env")}, // the worktree's wins
 		{"none.env", wt, main, filepath.Join(wt, "none.env")}, // neither: the worktree's, for the error
 		{".env", wt, "", filepath.Join(wt, ".env")},           // main unknown
-		{"/abs/.env", wt, main, "/abs/.env"},
+		{abs, wt, main, abs},
 	} {
 		if got := EnvFilePath(tc.p, tc.root, tc.main); got != tc.want {
 			t.Errorf("EnvFilePath(%q) = %q; want %q", tc.p, got, tc.want)

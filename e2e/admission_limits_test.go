@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -120,9 +119,7 @@ func TestAdmissionReserveChangeAppliesToWaiters(t *testing.T) {
 // leaves the queue at once. Before issue 29 it stayed at the head of the
 // FIFO for 10 minutes, and every later up waited behind it.
 func TestAdmissionAbandonedWakeLeavesQueue(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 serves the test page")
-	}
+	needCommand(t, "python3", "apt-get install python3") // it serves the test page
 	e := newAdmEnv(t, strings.Replace(wakeConfig, `idle_suspend = "1s"`, "", 1))
 	e.must("up", "w1")
 	e.must("down", "w1")

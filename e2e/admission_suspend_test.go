@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,9 +32,7 @@ health = "http://127.0.0.1:${self.port}/"
 `
 
 func TestAdmissionSuspendSkipsWorldsWithoutProcessesAndSaysWhy(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 serves the test page")
-	}
+	needCommand(t, "python3", "apt-get install python3") // it serves the test page
 	e := newAdmEnv(t, suspendPageConfig)
 	e.must("reserve", "--ram", "20")
 	e.must("up", "s1")

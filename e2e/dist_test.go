@@ -64,9 +64,7 @@ type pkgAdapterJSON struct {
 // adapter the package carries comes up through it.
 func TestNpmPackageMCP(t *testing.T) {
 	dist := distDir(t)
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
-	}
+	needCommand(t, "npm", "apt-get install npm")
 	osName, cpu := runtime.GOOS, runtime.GOARCH
 	if osName == "windows" {
 		osName = "win32"

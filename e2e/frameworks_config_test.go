@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -236,9 +235,7 @@ cmd = "exec sleep 600"
 // TestStatusWarnsExposedListener: a service listening on every interface
 // has a warning in status (text and --json).
 func TestStatusWarnsExposedListener(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("needs python3")
-	}
+	needCommand(t, "python3", "apt-get install python3")
 	e := newEnv(t, `
 [project]
 name = "exposed"

@@ -22,9 +22,7 @@ import (
 // `binky logs` and `binky status` never show the password.
 func TestRailsStyleURLFromParts(t *testing.T) {
 	needServer(t, "MariaDB", "127.0.0.1:3306", "service mariadb start")
-	if _, err := exec.LookPath("mariadb"); err != nil {
-		t.Skip("the mariadb client is missing")
-	}
+	needCommand(t, "mariadb", "apt-get install mariadb-client")
 	b := make([]byte, 4)
 	rand.Read(b)
 	tag := hex.EncodeToString(b)
@@ -103,9 +101,7 @@ exec sleep 600
 // there in both worlds, each under its own prefix, with no fallback.
 func TestRedisGoldenClone(t *testing.T) {
 	needServer(t, "Redis", "127.0.0.1:6379", "redis-server --daemonize yes")
-	if _, err := exec.LookPath("redis-cli"); err != nil {
-		t.Skip("redis-cli is missing")
-	}
+	needCommand(t, "redis-cli", "apt-get install redis-tools")
 	b := make([]byte, 4)
 	rand.Read(b)
 	project := "rg" + hex.EncodeToString(b)

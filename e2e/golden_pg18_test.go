@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/binkyhq/binky/sdk/adaptertest"
 )
 
 // TestGoldenPostgres18CopyOnWrite: on the PostgreSQL 18 of scripts/testenv
@@ -95,7 +97,7 @@ clone_from = "golden"
 
 	// The template off the reflink mount: the server copies the bytes.
 	if psql("SELECT count(*) FROM pg_tablespace WHERE spcname = 'binky_plain'") != "1" {
-		t.Skip("no tablespace binky_plain (scripts/testenv up pg18 makes it)")
+		adaptertest.MissingServer(t, "no tablespace binky_plain on PostgreSQL 18 (scripts/testenv up pg18 makes it)")
 	}
 	tp := golden().Name
 	out, err := exec.Command("psql", "-qXAt", admin, "-c", "SET file_copy_method = copy", "-c", "ALTER DATABASE "+tp+" SET TABLESPACE binky_plain").CombinedOutput()

@@ -51,9 +51,7 @@ func worldWhy(t *testing.T, e *env, wt, svc, state string) (world, service strin
 }
 
 func TestStatusSaysWhyHealthFails(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	needCommand(t, "python3", "apt-get install python3")
 	e := newEnv(t, reasonsWorld)
 	e.extra = append(e.extra, "BINKY_HEALTH_EVERY=100ms")
 	// The health file is committed, so the world's worktree has it.

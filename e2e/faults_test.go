@@ -37,18 +37,6 @@ cmd        = "exec sleep 100771"
 depends_on = ["db"]
 `
 
-// needCommand skips a test whose command (name) is not on PATH, saying how
-// to install it; under CI (CI=true) it fails instead: CI must have it.
-func needCommand(t *testing.T, name, install string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (%s): CI must have it", name, install)
-		}
-		t.Skipf("%s is not installed (%s)", name, install)
-	}
-}
-
 func needSQLite3(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("sqlite3"); err != nil {

@@ -288,28 +288,7 @@ func TestWorktrunkAndGenericHooks(t *testing.T) {
 // working in its own worktree starts it.
 func (e *env) startMCPIn(dir string) *mcpClient {
 	e.t.Helper()
-	c := &mcpClient{t: e.t, stderr: &bytes.Buffer{}, progress: map[any][]string{}}
-	cmd := exec.Command(filepath.Join(binDir, "binky"), "mcp", "--log-level", "info")
-	cmd.Dir = dir
-	cmd.Env = e.environ()
-	cmd.Stderr = &lockedBuffer{b: c.stderr, mu: &c.mu}
-	client := sdk.NewClient(&sdk.Implementation{Name: "binky-e2e-agents", Version: "0"}, &sdk.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			tok := fmt.Sprint(req.Params.ProgressToken)
-			c.progress[tok] = append(c.progress[tok], req.Params.Message)
-		},
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		e.t.Fatalf("connect the go-sdk client to binky mcp: %v", err)
-	}
-	c.cs = cs
-	e.t.Cleanup(func() { cs.Close() })
-	return c
+	return e.startMCPAt(dir)
 }
 
 // TestMCPFromAgentWorktree: an agent in .claude/worktrees/x drives its

@@ -63,9 +63,15 @@ type mcpClient struct {
 // environment plus extra, and connects the go-sdk client to it.
 func (e *env) startMCP(extra ...string) *mcpClient {
 	e.t.Helper()
+	return e.startMCPAt(e.repo, extra...)
+}
+
+// startMCPAt is startMCP with the server started in dir.
+func (e *env) startMCPAt(dir string, extra ...string) *mcpClient {
+	e.t.Helper()
 	c := &mcpClient{t: e.t, stderr: &bytes.Buffer{}, progress: map[any][]string{}}
 	cmd := exec.Command(filepath.Join(binDir, "binky"), "mcp", "--log-level", "info")
-	cmd.Dir = e.repo
+	cmd.Dir = dir
 	cmd.Env = append(e.environ(), extra...)
 	cmd.Stderr = &lockedBuffer{b: c.stderr, mu: &c.mu}
 	client := sdk.NewClient(&sdk.Implementation{Name: "binky-e2e", Version: "0"}, &sdk.ClientOptions{

@@ -252,10 +252,18 @@ func TestStartRacingStop(t *testing.T) {
 	rec := newRecorder()
 	s := newSup(t, rec, Options{})
 	spec := w.spec("api", `trap "" TERM; echo run >> runs; exec sleep 300`)
-	spec.StopTimeout = 300 * time.Millisecond
+	// Once the trap is set the stop lasts its whole timeout, and that is the
+	// window in which the test must see it stopping.
+	spec.StopTimeout = 3 * time.Second
 	if err := s.Start(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
+	// Start returns at spawn: a TERM sent before the shell reached its trap
+	// ends it at once and the stop is over before anyone sees it (CI did).
+	rec.until(t, "the trap to be set", func() bool {
+		b, _ := os.ReadFile(w.path("runs"))
+		return strings.Count(string(b), "\n") == 1
+	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- s.Stop(context.Background(), spec.Key) }()
 	rec.until(t, "the stop to begin", func() bool {

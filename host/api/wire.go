@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/binkyhq/binky/host/world"
+	"github.com/binkyhq/binky/host/world/plan"
 )
 
 // Ops the daemon serves.
@@ -259,7 +259,7 @@ type World struct {
 	// Plan is what up did (or, with --dry-run, would do) to a world that
 	// existed: services started, restarted, stopped, slices provisioned,
 	// kept or pruned, each with why.
-	Plan *world.Plan `json:"plan,omitempty"`
+	Plan *plan.Plan `json:"plan,omitempty"`
 	// Left lists, after remove --force, each slice that could not be
 	// destroyed and was forgotten: which, on which server, and why.
 	Left     []string  `json:"left,omitempty"`

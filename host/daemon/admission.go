@@ -18,6 +18,7 @@ import (
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/world"
 )
 
 // stateSuspended is a world whose processes are stopped (SIGSTOP) by
@@ -93,8 +94,8 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 	if recs, err := d.reg.Worktrees(ctx); err == nil {
 		for _, rec := range recs {
 			switch rec.State {
-			case stateUp, stateStarting, stateSuspended:
-				key := worldKey(rec.Project, rec.Name)
+			case world.StateUp, world.StateStarting, stateSuspended:
+				key := world.Key(rec.Project, rec.Name)
 				d.adm.Hold(key, rec.State == stateSuspended)
 				if cfg, err := d.worldConfig(rec); err == nil {
 					d.adm.SetIdle(key, cfg.Project.IdleSuspend)
@@ -127,25 +128,23 @@ func (d *Daemon) settleLeftQueued(ctx context.Context) {
 		reason := fmt.Sprintf("was queued (since %s) when the daemon stopped; its caller went with it: run binky up %s again", e.Since.Local().Format("15:04:05"), w.Name)
 		rec, err := d.reg.Worktree(ctx, w.Project, w.Name)
 		if err != nil {
-			w.State = stateDown
+			w.State = world.StateDown
 			if rec, err = d.reg.UpsertWorktree(ctx, &w); err != nil {
 				d.log.Warn("record a world left queued", "world", e.Key, "error", err)
 				continue
 			}
 		}
 		switch rec.State {
-		case stateUp, stateSuspended, stateDegraded:
+		case world.StateUp, stateSuspended, world.StateDegraded:
 			continue // it holds its place
 		}
-		if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, stateDown, reason); err != nil {
+		if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, world.StateDown, reason); err != nil {
 			d.log.Warn("mark down a world left queued", "world", e.Key, "error", err)
 			continue
 		}
 		d.log.Info("a world left queued by an earlier daemon is down", "world", e.Key)
 	}
 }
-
-func worldKey(project, worktree string) string { return project + "/" + worktree }
 
 func splitKey(key string) (project, worktree string) {
 	project, worktree, _ = strings.Cut(key, "/")
@@ -208,13 +207,13 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *re
 		return nil
 	}
 	project, wt := w.Project, w.Name
-	key := worldKey(project, wt)
+	key := world.Key(project, wt)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if s.gone != nil {
+	if s.Gone() != nil {
 		go func() {
 			select {
-			case <-s.gone:
+			case <-s.Gone():
 				cancel()
 			case <-wctx.Done():
 			}
@@ -231,7 +230,7 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *re
 				}
 			}
 		}
-		s.progress("queued", "", fmt.Sprintf("position %d: %s", q.Position, q.Reason))
+		s.Progress("queued", "", fmt.Sprintf("position %d: %s", q.Position, q.Reason))
 	})
 	if !queuedAt.IsZero() && d.admQueue != nil {
 		d.admQueue.Remove(key)
@@ -240,16 +239,16 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *re
 	switch {
 	case errors.As(err, &refused):
 		d.emit(events.Event{Event: events.WorldRefused, Project: project, Worktree: wt, Detail: refused.Reason})
-		return errorf(api.CodeConflict, "%s cannot start now: %s (run up without --no-wait to queue, or make room: binky down another world, or binky reserve)", wt, refused.Reason)
+		return api.Errorf(api.CodeConflict, "%s cannot start now: %s (run up without --no-wait to queue, or make room: binky down another world, or binky reserve)", wt, refused.Reason)
 	case err != nil:
-		return errorf(api.CodeFailed, "%v", err)
+		return api.Errorf(api.CodeFailed, "%v", err)
 	}
 	if !queuedAt.IsZero() {
 		d.emit(events.Event{Event: events.WorldAdmitted, Project: project, Worktree: wt, Detail: "waited " + time.Since(queuedAt).Round(time.Millisecond).String()})
-		s.progress("admitted", "", "")
+		s.Progress("admitted", "", "")
 	}
 	if resumed {
-		s.progress("resumed", "", "")
+		s.Progress("resumed", "", "")
 	}
 	return nil
 }
@@ -280,7 +279,7 @@ func (d *Daemon) suspendWorld(key string) error {
 	if err != nil {
 		return err
 	}
-	if rec.State != stateUp {
+	if rec.State != world.StateUp {
 		return fmt.Errorf("world %s is %s, not up", key, rec.State)
 	}
 	if err := d.pauseWorld(ctx, rec, true); err != nil {
@@ -316,7 +315,7 @@ func (d *Daemon) resumeWorld(key string) error {
 	if err := d.pauseWorld(ctx, rec, false); err != nil {
 		return err
 	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, stateUp); err != nil {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, world.StateUp); err != nil {
 		return err
 	}
 	d.emit(events.Event{Event: events.WorldResumed, Project: project, Worktree: wt})
@@ -337,7 +336,7 @@ func (d *Daemon) pauseWorld(ctx context.Context, rec *registry.Worktree, stop bo
 		if sv.Kind != registry.KindCmd {
 			continue
 		}
-		key := d.supKey(rec.Project, rec.Name, sv.Name)
+		key := d.w.SupKey(rec.Project, rec.Name, sv.Name)
 		if stop {
 			errs = append(errs, d.sup.Suspend(key))
 		} else {
@@ -363,7 +362,7 @@ func (d *Daemon) beforeStop(ctx context.Context, rec *registry.Worktree) {
 // remove, a failed up); the next queued up is admitted.
 func (d *Daemon) released(project, wt string) {
 	if d.adm != nil && !d.admOff {
-		d.adm.Release(worldKey(project, wt))
+		d.adm.Release(world.Key(project, wt))
 	}
 }
 
@@ -377,7 +376,7 @@ func (d *Daemon) admissionStatus(res *api.StatusResult, all bool) {
 	snap := d.adm.Snapshot()
 	byKey := map[string]int{}
 	for i, w := range res.Worlds {
-		byKey[worldKey(w.Project, w.Worktree)] = i
+		byKey[world.Key(w.Project, w.Worktree)] = i
 	}
 	for _, q := range snap.Queue {
 		qi := &api.Queue{Position: q.Position, Reason: q.Reason, Limit: q.Limit}

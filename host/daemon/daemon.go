@@ -23,6 +23,7 @@ import (
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/world"
 )
 
 // Options configure a daemon.
@@ -73,11 +74,10 @@ type Daemon struct {
 	handlers map[string]handler
 	stop     context.CancelFunc
 
-	worlds    keyedLocks // project/worktree → serializes ops on one world
-	repos     keyedLocks // repository root → serializes git worktree changes
-	goldens   keyedLocks // golden template name → builds a template once
-	verifies  keyedLocks // project/worktree → one verify of a world at a time
-	dataMoves keyedLocks // adapter alias → its data directory moved once at a time
+	worlds world.KeyedLocks // project/worktree → serializes ops on one world
+	repos  world.KeyedLocks // repository root → serializes git worktree changes
+
+	w *world.Engine // a world's lifecycle (host/world)
 }
 
 // New builds a daemon; Run starts it.
@@ -98,19 +98,25 @@ func New(opts Options) *Daemon {
 	d.handlers = map[string]handler{
 		api.OpPing:    d.opPing,
 		api.OpStop:    d.opStop,
-		api.OpUp:      d.opUp,
-		api.OpDown:    d.opDown,
-		api.OpRemove:  d.opRemove,
+		api.OpUp:      engineOp(d, (*world.Engine).OpUp),
+		api.OpDown:    engineOp(d, (*world.Engine).OpDown),
+		api.OpRemove:  engineOp(d, (*world.Engine).OpRemove),
 		api.OpStatus:  d.opStatus,
 		api.OpEnv:     d.opEnv,
-		api.OpVerify:  d.opVerify,
-		api.OpReset:   d.opReset,
-		api.OpRestart: d.opRestart,
-		api.OpGolden:  d.opGolden,
+		api.OpVerify:  engineOp(d, (*world.Engine).OpVerify),
+		api.OpReset:   engineOp(d, (*world.Engine).OpReset),
+		api.OpRestart: engineOp(d, (*world.Engine).OpRestart),
+		api.OpGolden:  engineOp(d, (*world.Engine).OpGolden),
 		api.OpReserve: d.opReserve,
-		api.OpRun:     d.opRun,
+		api.OpRun:     engineOp(d, (*world.Engine).OpRun),
 	}
 	return d
+}
+
+// engineOp serves an op with the world engine, which Run builds after the
+// handler table.
+func engineOp(d *Daemon, op func(*world.Engine, context.Context, json.RawMessage, *stream) (any, error)) handler {
+	return func(ctx context.Context, args json.RawMessage, s *stream) (any, error) { return op(d.w, ctx, args, s) }
 }
 
 // Run serves until ctx ends or a stop op arrives. Worlds keep running after
@@ -168,22 +174,28 @@ func (d *Daemon) Run(ctx context.Context) error {
 		},
 	})
 	d.cgroups = d.openCgroups()
-	d.sup = supervisor.New(supervisor.Options{
-		Logger:  d.log.Named("supervisor"),
-		Store:   &supStore{d: d},
-		OnEvent: d.onSupervisorEvent,
-		Cgroups: d.cgroups,
+	d.w = world.New(world.Options{
+		Home: d.home, HomeID: d.homeID, Logger: d.log, Redact: d.redact,
+		Registry: d.reg, Ports: d.ports, Adapters: d.adapter, Cgroups: d.cgroups,
 		// BINKY_HEALTH_EVERY (a duration) changes how often a running
 		// service's probe is repeated (docs/supervision.md).
 		HealthEvery: healthEvery(d.log),
+		Emit:        d.emit, FindWorld: d.findWorld, LockWorld: d.lockWorld,
+		WorldLock: d.worldLock, RepoLock: d.repoLock,
+		Admit: d.admit, Released: d.released, BeforeStop: d.beforeStop,
+		RefreshRoutes: d.refreshRoutes, RefreshRoutesAsync: d.refreshRoutesAsync,
+		WorldStatus: d.worldStatus, URLFor: d.urlFor, HostOf: d.hostOf,
+		WorldConfig: d.worldConfig,
 	})
+	d.sup = d.w.Supervisor()
 	defer d.sup.Shutdown()
 
 	d.startPprof(ctx)
 	d.startProxy(ctx)
 	go d.routeLoop(ctx)
-	d.reconcile(ctx)
+	d.w.Reconcile(ctx)
 	d.startAdmission(ctx)
+	d.w.SetAdmission(d.adm, d.admOff)
 	d.startTrim(ctx)
 
 	sock := api.Socket(d.home)
@@ -306,33 +318,13 @@ func (d *Daemon) emit(e events.Event) {
 	}
 }
 
-// keyedLocks hands out one mutex per key, made on first use.
-type keyedLocks struct {
-	mu sync.Mutex
-	m  map[string]*sync.Mutex
-}
-
-func (l *keyedLocks) get(key string) *sync.Mutex {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = map[string]*sync.Mutex{}
-	}
-	m, ok := l.m[key]
-	if !ok {
-		m = &sync.Mutex{}
-		l.m[key] = m
-	}
-	return m
-}
-
 // worldLock serializes operations on one world.
 func (d *Daemon) worldLock(project, worktree string) *sync.Mutex {
-	return d.worlds.get(project + "/" + worktree)
+	return d.worlds.Get(project + "/" + worktree)
 }
 
 // repoLock serializes git worktree changes in one repository.
-func (d *Daemon) repoLock(root string) *sync.Mutex { return d.repos.get(root) }
+func (d *Daemon) repoLock(root string) *sync.Mutex { return d.repos.Get(root) }
 
 func (d *Daemon) opPing(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {
 	return api.PingResult{Pid: os.Getpid(), Version: d.opts.Version, Home: d.home, Started: d.started, ProxyPort: d.proxyPort()}, nil
@@ -347,9 +339,7 @@ func (d *Daemon) opStop(ctx context.Context, _ json.RawMessage, _ *stream) (any,
 }
 
 // logDir is where a world's service logs live.
-func (d *Daemon) logDir(project, worktree string) string {
-	return filepath.Join(d.home, "logs", project, worktree)
-}
+func (d *Daemon) logDir(project, worktree string) string { return d.w.LogDir(project, worktree) }
 
 // redactedOutput redacts each write (hclog writes one entry per call).
 type redactedOutput struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/worktree"
+	"github.com/binkyhq/binky/host/world"
 	"github.com/binkyhq/binky/sdk/names"
 )
 
@@ -59,7 +60,7 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 		switch {
 		case w.Project != project:
 			others = append(others, w.Project+"/"+w.Name)
-		case root != "" && w.Repo != "" && !samePath(w.Repo, root):
+		case root != "" && w.Repo != "" && !world.SamePath(w.Repo, root):
 			// A world belongs to one repository: standing in a repository
 			// of project P, a world of P recorded for another repository
 			// (a second clone with the same [project] name) is not the
@@ -82,7 +83,7 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 		}
 		return in[0], nil
 	case otherRepo != nil:
-		return nil, errorf(api.CodeConflict, "world %s of project %q belongs to the repository at %s, not to %s, which claims the same project name; run the command in %s, or give this repository its own [project] name", otherRepo.Name, project, otherRepo.Repo, root, otherRepo.Repo)
+		return nil, api.Errorf(api.CodeConflict, "world %s of project %q belongs to the repository at %s, not to %s, which claims the same project name; run the command in %s, or give this repository its own [project] name", otherRepo.Name, project, otherRepo.Repo, root, otherRepo.Repo)
 	}
 	where := "project " + strconv.Quote(project)
 	if ref.Project == "" {
@@ -92,7 +93,7 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 	if len(others) > 0 {
 		hint = "other projects have " + strings.Join(others, ", ") + "; pass --project to act on one of them"
 	}
-	return nil, errorf(api.CodeNotFound, "%s has no world named %q (%s)", where, ref.Name, hint)
+	return nil, api.Errorf(api.CodeNotFound, "%s has no world named %q (%s)", where, ref.Name, hint)
 }
 
 // pickAnywhere is findWorld for a caller outside any binky repository
@@ -100,7 +101,7 @@ func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 func pickAnywhere(name string, found []*registry.Worktree) (*registry.Worktree, error) {
 	switch len(found) {
 	case 0:
-		return nil, errorf(api.CodeNotFound, "no world named %q (binky status lists them; binky up %s in a repository creates it)", name, name)
+		return nil, api.Errorf(api.CodeNotFound, "no world named %q (binky status lists them; binky up %s in a repository creates it)", name, name)
 	case 1:
 		return found[0], nil
 	}
@@ -109,29 +110,29 @@ func pickAnywhere(name string, found []*registry.Worktree) (*registry.Worktree, 
 		cands = append(cands, w.Project+"/"+w.Name)
 	}
 	sort.Strings(cands)
-	return nil, errorf(api.CodeInvalid, "%q names worlds in several projects (%s): run the command inside the project's repository, or pass --project", name, strings.Join(cands, ", "))
+	return nil, api.Errorf(api.CodeInvalid, "%q names worlds in several projects (%s): run the command inside the project's repository, or pass --project", name, strings.Join(cands, ", "))
 }
 
 // worldHere is the world of the worktree dir is in, as `binky up` with no
 // branch would bring up.
 func (d *Daemon) worldHere(ctx context.Context, ref api.WorldRef) (*registry.Worktree, error) {
 	if ref.Dir == "" {
-		return nil, errorf(api.CodeInvalid, "which worktree? give its name or branch (binky status lists them)")
+		return nil, api.Errorf(api.CodeInvalid, "which worktree? give its name or branch (binky status lists them)")
 	}
 	wt, err := worktree.Current(ctx, ref.Dir)
 	if err != nil {
-		return nil, errorf(api.CodeInvalid, "which worktree? %s is not inside a worktree of a git repository, so give the worktree's name or branch (binky status lists them): %v", ref.Dir, err)
+		return nil, api.Errorf(api.CodeInvalid, "which worktree? %s is not inside a worktree of a git repository, so give the worktree's name or branch (binky status lists them): %v", ref.Dir, err)
 	}
 	all, err := d.reg.Worktrees(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range all {
-		if (ref.Project == "" || w.Project == ref.Project) && samePath(w.Path, wt.Path) {
+		if (ref.Project == "" || w.Project == ref.Project) && world.SamePath(w.Path, wt.Path) {
 			return w, nil
 		}
 	}
-	return nil, errorf(api.CodeNotFound, "the worktree at %s has no world yet (binky up brings it up; binky status lists the worlds)", wt.Path)
+	return nil, api.Errorf(api.CodeNotFound, "the worktree at %s has no world yet (binky up brings it up; binky status lists the worlds)", wt.Path)
 }
 
 // lockWorld finds a world and takes its lock, then reads it again: an op
@@ -148,7 +149,7 @@ func (d *Daemon) lockWorld(ctx context.Context, ref api.WorldRef) (*registry.Wor
 	if err != nil {
 		m.Unlock()
 		if registry.IsNotFound(err) {
-			return nil, nil, errorf(api.CodeNotFound, "world %s was removed meanwhile", rec.Name)
+			return nil, nil, api.Errorf(api.CodeNotFound, "world %s was removed meanwhile", rec.Name)
 		}
 		return nil, nil, err
 	}
@@ -232,7 +233,7 @@ func (d *Daemon) worldConfig(rec *registry.Worktree) (*config.Config, error) {
 		if p == "" {
 			continue
 		}
-		cfg, err := loadConfig(p)
+		cfg, err := world.LoadConfig(p)
 		if err == nil {
 			return cfg, nil
 		}

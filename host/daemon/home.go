@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/binkyhq/binky/host/ports"
 )
@@ -43,18 +42,4 @@ func writeHomeID(home, id string) error {
 		return fmt.Errorf("record the home id in %s: %w", path, werr)
 	}
 	return nil
-}
-
-// ownerLabel says in words which home this is, for the claim an adapter
-// records on a slice and for another home's refusal: its directory and
-// its user.
-func (d *Daemon) ownerLabel() string {
-	abs, err := filepath.Abs(d.home)
-	if err != nil {
-		abs = d.home
-	}
-	if uid := os.Getuid(); uid >= 0 { // -1 on Windows
-		return abs + " uid " + strconv.Itoa(uid)
-	}
-	return abs
 }

@@ -8,22 +8,23 @@ import (
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/worktree"
+	"github.com/binkyhq/binky/host/world"
 )
 
 // opReserve sets the machine's admission bounds (persisted in the
 // registry) and reports every bound with where it comes from.
 func (d *Daemon) opReserve(ctx context.Context, raw json.RawMessage, _ *stream) (any, error) {
 	var a api.ReserveArgs
-	if err := decode(raw, &a); err != nil {
+	if err := api.Decode(raw, &a); err != nil {
 		return nil, err
 	}
 	switch {
 	case a.RAM != nil && (*a.RAM < 0 || *a.RAM >= 100):
-		return nil, errorf(api.CodeInvalid, "--ram %v is not a percentage: give 0 (no reserve) to 99", *a.RAM)
+		return nil, api.Errorf(api.CodeInvalid, "--ram %v is not a percentage: give 0 (no reserve) to 99", *a.RAM)
 	case a.Disk != nil && *a.Disk < 0:
-		return nil, errorf(api.CodeInvalid, "--disk %v is negative: give the GB of disk to keep free, 0 for none", *a.Disk)
+		return nil, api.Errorf(api.CodeInvalid, "--disk %v is negative: give the GB of disk to keep free, 0 for none", *a.Disk)
 	case a.MaxParallel != nil && *a.MaxParallel < 0:
-		return nil, errorf(api.CodeInvalid, "--max-parallel %d is negative: give the most worlds to run at once, 0 for no bound", *a.MaxParallel)
+		return nil, api.Errorf(api.CodeInvalid, "--max-parallel %d is negative: give the most worlds to run at once, 0 for no bound", *a.MaxParallel)
 	}
 	set := func(key, v string) error { return d.reg.SetSetting(ctx, key, v) }
 	if a.RAM != nil {
@@ -65,7 +66,7 @@ func (d *Daemon) opReserve(ctx context.Context, raw json.RawMessage, _ *stream) 
 	if a.Dir != "" {
 		if repo, err := worktree.Open(ctx, a.Dir); err == nil {
 			file := filepath.Join(repo.Root, "binky.toml")
-			if cfg, err := loadConfigContext(ctx, file); err == nil {
+			if cfg, err := world.LoadConfigContext(ctx, file); err == nil {
 				own := []float64{float64(cfg.Project.MaxParallel), cfg.Project.RAMReserve, cfg.Project.DiskHeadroom}
 				for i, v := range own {
 					if v != 0 {

@@ -112,7 +112,7 @@ func (d *Daemon) refreshRoutes(ctx context.Context) {
 			}
 			port := sv.Ports[c.PortNames()[0]]
 			state := proxy.StateDown
-			if st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, sv.Name)); ok {
+			if st, ok := d.sup.State(d.w.SupKey(rec.Project, rec.Name, sv.Name)); ok {
 				state = routeState(string(st.State))
 			}
 			if rec.State == stateSuspended {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/world"
 )
 
 // RunningError means another daemon already serves this BINKY_HOME.
@@ -22,45 +23,8 @@ func (e *RunningError) Error() string {
 	return fmt.Sprintf("a daemon is already running for this BINKY_HOME (pid %d)", e.Pid)
 }
 
-// stream is what a handler writes to while it works.
-type stream struct {
-	mu    sync.Mutex
-	enc   *json.Encoder
-	start time.Time
-	dead  bool
-	// gone is closed when the caller hangs up. Most ops finish anyway (a
-	// world is not left half-made); a queued up leaves the queue.
-	gone <-chan struct{}
-	// redact hides secrets in what progress and output frames carry (a
-	// verify command's output, a message quoting an adapter).
-	redact func(string) string
-}
-
-func (s *stream) send(f api.Frame) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dead {
-		return
-	}
-	if err := s.enc.Encode(f); err != nil {
-		s.dead = true
-	}
-}
-
-// progress reports a step; safe from many goroutines.
-func (s *stream) progress(step, service, msg string) {
-	if s.redact != nil {
-		msg = s.redact(msg)
-	}
-	s.send(api.Frame{Progress: &api.Progress{Step: step, Service: service, Message: msg, Elapsed: time.Since(s.start).Milliseconds()}})
-}
-
-func (s *stream) output(check int, streamName, data string) {
-	if s.redact != nil {
-		data = s.redact(data)
-	}
-	s.send(api.Frame{Output: &api.Output{Check: check, Stream: streamName, Data: data}})
-}
+// stream is what a handler writes to while it works (host/world).
+type stream = world.Stream
 
 // handler serves one op.
 type handler func(ctx context.Context, args json.RawMessage, s *stream) (any, error)
@@ -135,14 +99,14 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 			}
 		}
 	}()
-	s := &stream{enc: enc, start: time.Now(), gone: gone, redact: d.redact.String}
+	s := world.NewStream(enc, gone, d.redact.String)
 	// A bug in one op must not take the daemon, and every other caller's
 	// op, down with it: the caller gets an internal error, the log the
 	// stack. The op's deferred unlocks have run by then.
 	defer func() {
 		if r := recover(); r != nil {
 			d.log.Error("op panicked", "op", req.Op, "panic", d.redact.String(fmt.Sprint(r)), "stack", string(debug.Stack()))
-			s.send(api.Frame{Error: &api.Error{Code: api.CodeInternal, Message: fmt.Sprintf("internal error in %s (a bug; daemon.log has the stack): %s", req.Op, d.redact.String(fmt.Sprint(r)))}})
+			s.Send(api.Frame{Error: &api.Error{Code: api.CodeInternal, Message: fmt.Sprintf("internal error in %s (a bug; daemon.log has the stack): %s", req.Op, d.redact.String(fmt.Sprint(r)))}})
 		}
 	}()
 	res, err := h(ctx, req.Args, s)
@@ -152,29 +116,13 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 			ae = &api.Error{Code: api.CodeInternal, Message: err.Error()}
 		}
 		ae = &api.Error{Code: ae.Code, Message: d.redact.String(ae.Message), Detail: ae.Detail}
-		s.send(api.Frame{Error: ae})
+		s.Send(api.Frame{Error: ae})
 		return
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
-		s.send(api.Frame{Error: &api.Error{Code: api.CodeInternal, Message: "encode result: " + err.Error()}})
+		s.Send(api.Frame{Error: &api.Error{Code: api.CodeInternal, Message: "encode result: " + err.Error()}})
 		return
 	}
-	s.send(api.Frame{Result: b})
-}
-
-// errorf builds an api error with a code.
-func errorf(code, format string, args ...any) *api.Error {
-	return &api.Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// decode reads args into v, as an invalid-request error on failure.
-func decode(args json.RawMessage, v any) error {
-	if len(args) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(args, v); err != nil {
-		return errorf(api.CodeInvalid, "bad arguments: %v", err)
-	}
-	return nil
+	s.Send(api.Frame{Result: b})
 }

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
@@ -15,12 +13,13 @@ import (
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
+	"github.com/binkyhq/binky/host/world"
 )
 
 // opStatus lists every world on the machine, grouped by project.
 func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (any, error) {
 	var a api.StatusArgs
-	if err := decode(raw, &a); err != nil {
+	if err := api.Decode(raw, &a); err != nil {
 		return nil, err
 	}
 	var recs []*registry.Worktree
@@ -71,7 +70,7 @@ func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.
 // statusOf is worldStatus reading configs and worktree HEADs through memo,
 // which a status of many worlds shares.
 func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *statusMemo) (*api.World, error) {
-	w := worldSummary(rec)
+	w := world.Summary(rec)
 	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil {
 		w.Ports = [2]int{lo, hi}
 	}
@@ -98,10 +97,10 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 			URL: sv.URL, Adapter: adapters[sv.Name], Restarts: sv.Restarts, Error: d.redact.String(sv.LastError),
 		}
 		if sv.Address != "" {
-			out.Address = d.redact.String(redactURL(sv.Address))
+			out.Address = d.redact.String(world.RedactURL(sv.Address))
 		}
 		if out.Adapter != "" {
-			out.Clone = memo.cloneMethod(d.goldenStore(), rec, sv.Name)
+			out.Clone = memo.cloneMethod(d.w.GoldenStore(), rec, sv.Name)
 		}
 		for _, p := range sv.Ports {
 			if out.Port == 0 || p < out.Port {
@@ -110,12 +109,12 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 		}
 		supReason := ""
 		if sv.Kind == registry.KindCmd {
-			if st, ok := d.sup.State(d.supKey(rec.Project, rec.Name, sv.Name)); ok {
+			if st, ok := d.sup.State(d.w.SupKey(rec.Project, rec.Name, sv.Name)); ok {
 				out.State = string(st.State)
 				out.Pid = st.Pid
 				out.Restarts = st.Restarts
 				supReason = d.redact.String(st.Reason)
-			} else if rec.State == stateDown || out.State == "" {
+			} else if rec.State == world.StateDown || out.State == "" {
 				out.State = "stopped"
 				out.Pid = 0
 			}
@@ -135,7 +134,7 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 		w.Services = []api.Service{}
 	}
 	if v, err := d.reg.LastVerifyRun(ctx, rec.ID); err == nil && v != nil {
-		w.Verify = verifyOf(v)
+		w.Verify = world.VerifyOf(v)
 		if head, ok := memo.head(ctx, rec); ok && head != v.Commit {
 			w.Verify.Stale = true
 		}
@@ -221,7 +220,7 @@ func (m *statusMemo) head(ctx context.Context, rec *registry.Worktree) (string, 
 		m.heads[key] = wts
 	}
 	for _, wt := range wts {
-		if samePath(wt.Path, rec.Path) {
+		if world.SamePath(wt.Path, rec.Path) {
 			return wt.Head, true
 		}
 	}
@@ -239,31 +238,6 @@ func (d *Daemon) logTail(rec *registry.Worktree, svc string) []string {
 		return nil
 	}
 	return strings.Split(d.redact.String(strings.Join(lines, "\n")), "\n")
-}
-
-// maxReason bounds a recorded reason: status shows it on one line.
-const maxReason = 400
-
-// oneLine makes an error's text a reason: its first line, and each next
-// line while the one before ends in ":" (a driver's error often puts the
-// part that matters — the address it could not reach — on the next line;
-// what follows a complete first line, such as a log tail, is left out),
-// blanks squeezed, at most maxReason bytes (cut on a rune boundary, "…").
-func oneLine(s string) string {
-	lines := strings.Split(s, "\n")
-	n := 1
-	for n < len(lines) && strings.HasSuffix(strings.TrimSpace(lines[n-1]), ":") {
-		n++
-	}
-	s = strings.Join(strings.Fields(strings.Join(lines[:n], " ")), " ")
-	if len(s) <= maxReason {
-		return s
-	}
-	cut := maxReason
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // serviceReason is why a service is not as it should be, in one line, for
@@ -291,7 +265,7 @@ func serviceReason(sv api.Service, supReason string) string {
 // worldState is what status reports for a world: an up world whose service
 // gave up is degraded while others still run, failed when none does.
 func worldState(w *api.World) (string, string) {
-	if w.State != stateUp && w.State != stateDegraded {
+	if w.State != world.StateUp && w.State != world.StateDegraded {
 		return w.State, w.Reason
 	}
 	failed, live := 0, 0
@@ -320,92 +294,32 @@ func worldState(w *api.World) (string, string) {
 		reason += strings.Join(why, ", ")
 	}
 	switch {
-	case w.State == stateDegraded:
+	case w.State == world.StateDegraded:
 		// Recorded so (a slice a killed reset left half made): it stays
 		// degraded, whatever else is down, until up repairs it.
-		return stateDegraded, reason
+		return world.StateDegraded, reason
 	case failed == 0:
-		return stateUp, ""
+		return world.StateUp, ""
 	case live > 0:
-		return stateDegraded, reason
+		return world.StateDegraded, reason
 	}
-	return stateFailed, reason
-}
-
-func verifyOf(v *registry.VerifyRun) *api.Verify {
-	out := &api.Verify{Passed: v.Passed, Commit: v.Commit, Dirty: v.Dirty, At: v.StartedAt, Duration: v.Duration.Milliseconds()}
-	for _, c := range v.Checks {
-		out.Checks = append(out.Checks, api.Check{Cmd: c.Cmd, ExitCode: c.ExitCode, Duration: c.Duration.Milliseconds(), Passed: c.Passed})
-	}
-	return out
+	return world.StateFailed, reason
 }
 
 // opEnv prints exactly the world's expose set.
 func (d *Daemon) opEnv(ctx context.Context, raw json.RawMessage, _ *stream) (any, error) {
 	var a api.EnvArgs
-	if err := decode(raw, &a); err != nil {
+	if err := api.Decode(raw, &a); err != nil {
 		return nil, err
 	}
 	rec, err := d.findWorld(ctx, a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.exposed(ctx, rec)
+	res, err := d.w.Exposed(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
 	res.State = rec.State
 	return res, nil
-}
-
-// exposed computes the expose set of a recorded world, with the direct
-// address of each exposed service that listens on a port of its block.
-func (d *Daemon) exposed(ctx context.Context, rec *registry.Worktree) (api.EnvResult, error) {
-	res := api.EnvResult{Project: rec.Project, Worktree: rec.Name}
-	cfg, err := d.worldConfig(rec)
-	if err != nil {
-		return res, err
-	}
-	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
-	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
-	svcs, err := d.reg.Services(ctx, rec.ID)
-	if err != nil {
-		return res, err
-	}
-	for _, sv := range svcs {
-		if sv.Kind == registry.KindAdapter && sv.Address != "" {
-			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
-		}
-	}
-	res.Env, res.Order = w.exposed(w.coords())
-	for _, name := range res.Order {
-		if svc, ok := cfg.Services[name]; ok && !svc.IsAdapter() {
-			if p := firstPort(cfg, name, plan); p > 0 {
-				if res.Direct == nil {
-					res.Direct = map[string]string{}
-				}
-				res.Direct[name] = "http://127.0.0.1:" + strconv.Itoa(p)
-			}
-		}
-	}
-	return res, nil
-}
-
-// redactURL hides the password of a URL-shaped address.
-func redactURL(s string) string {
-	i := strings.Index(s, "://")
-	if i < 0 {
-		return s
-	}
-	rest := s[i+3:]
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return s
-	}
-	user := rest[:at]
-	if c := strings.Index(user, ":"); c >= 0 {
-		return s[:i+3] + user[:c] + ":***" + rest[at:]
-	}
-	return s
 }

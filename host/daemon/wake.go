@@ -13,6 +13,7 @@ import (
 	"github.com/binkyhq/binky/host/proxy"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/world"
 )
 
 // wakeStartLimit bounds the start of a woken down world once admitted.
@@ -27,11 +28,11 @@ func (w waker) Wakeable(project, worktree string) bool {
 	if d.adm == nil {
 		return false
 	}
-	if _, ok := d.adm.Suspended(worldKey(project, worktree)); ok {
+	if _, ok := d.adm.Suspended(world.Key(project, worktree)); ok {
 		return true
 	}
 	rec, err := d.reg.Worktree(context.Background(), project, worktree)
-	if err != nil || rec.State != stateDown {
+	if err != nil || rec.State != world.StateDown {
 		return false
 	}
 	cfg, err := d.worldConfig(rec)
@@ -45,7 +46,7 @@ func (w waker) WakeNote(project, worktree string) string {
 	if d.adm == nil {
 		return ""
 	}
-	why, ok := d.adm.Suspended(worldKey(project, worktree))
+	why, ok := d.adm.Suspended(world.Key(project, worktree))
 	switch {
 	case !ok:
 		return ""
@@ -60,7 +61,7 @@ func (w waker) WakeNote(project, worktree string) string {
 // Touch records a proxied request for idle_suspend.
 func (w waker) Touch(project, worktree string) {
 	if w.d.adm != nil {
-		w.d.adm.Touch(worldKey(project, worktree))
+		w.d.adm.Touch(world.Key(project, worktree))
 	}
 }
 
@@ -80,7 +81,7 @@ func (w waker) Wake(ctx context.Context, project, worktree string) error {
 	if err != nil {
 		return err
 	}
-	key := worldKey(project, worktree)
+	key := world.Key(project, worktree)
 	if _, err := d.adm.Acquire(ctx, key, d.projectLimits(cfg), false, nil); err != nil {
 		return err
 	}
@@ -111,10 +112,10 @@ func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *reg
 	if err != nil {
 		return err
 	}
-	if fresh.State == stateUp {
+	if fresh.State == world.StateUp {
 		return nil
 	}
-	if fresh.State != stateDown {
+	if fresh.State != world.StateDown {
 		return fmt.Errorf("world %s is %s: only a down world is started on request", rec.Name, fresh.State)
 	}
 	svcs, err := d.reg.Services(ctx, rec.ID)
@@ -132,7 +133,7 @@ func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *reg
 		}
 		specs[sv.Name] = spec
 	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, stateStarting); err != nil {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, world.StateStarting); err != nil {
 		return err
 	}
 	for _, level := range cfg.StartOrder() {
@@ -142,20 +143,20 @@ func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *reg
 				continue
 			}
 			if err := d.sup.Start(ctx, spec); err != nil {
-				d.reg.SetWorktreeState(ctx, rec.ID, stateFailed)
+				d.reg.SetWorktreeState(ctx, rec.ID, world.StateFailed)
 				return fmt.Errorf("start %s: %w", name, err)
 			}
 		}
 		for _, name := range level {
 			if spec, ok := specs[name]; ok {
 				if err := d.sup.WaitHealthy(ctx, spec.Key); err != nil {
-					d.reg.SetWorktreeState(ctx, rec.ID, stateFailed)
+					d.reg.SetWorktreeState(ctx, rec.ID, world.StateFailed)
 					return fmt.Errorf("%s did not become healthy: %w", name, err)
 				}
 			}
 		}
 	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, stateUp); err != nil {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, world.StateUp); err != nil {
 		return err
 	}
 	d.refreshRoutes(ctx)

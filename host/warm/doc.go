@@ -10,5 +10,5 @@
 // version) and anything that would read or write outside the two
 // worktrees (a glob with .., a symlinked parent directory); symlinks are
 // copied as symlinks, never followed. Running setup belongs to the daemon
-// (host/daemon/warm.go), which renders its commands like migrate's.
+// (host/world/warm.go), which renders its commands like migrate's.
 package warm

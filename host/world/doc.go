@@ -1,12 +1,11 @@
-// Package world owns the lifecycle decisions of one world that can be made
-// without processes or servers: today the plan `binky up` computes for a
-// world that already runs — which services to start, restart (their
-// rendered config changed, or something they depend on restarts), stop
-// (removed from binky.toml), which slices to provision, and which to keep
-// until `binky remove` or `up --prune`. The plan is a value: printed by
-// `up --dry-run`, applied by the daemon in dependency order, and tested
-// as a table of config-before and config-after (plan_test.go).
-//
-// The daemon still applies it (host/daemon/up.go); moving the apply steps
-// — plan, apply, stop, remove, reset — here is the rest of issue 26.
+// Package world owns the lifecycle of one world: `up` as plan and apply
+// (config → worktree → admission → ports → slices → supervise → routes),
+// down, remove, reset, restart, verify, run, golden templates and the
+// re-adoption of what a previous daemon left running (Reconcile). Its
+// Engine holds the registry, the port allocator, the adapter host and the
+// supervisor; what stays the daemon's own — the event log, finding and
+// locking a world, the admission queue, routes and status — reaches it as
+// functions in Options, and the daemon calls an op (OpUp, OpDown…) with
+// the caller's stream. The pure plan, a value printed by `up --dry-run`
+// and tested as tables, is its subpackage plan.
 package world

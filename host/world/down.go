@@ -1,0 +1,458 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/binkyhq/binky/host/adapter"
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/golden"
+	"github.com/binkyhq/binky/host/ports"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/warm"
+	"github.com/binkyhq/binky/host/worktree"
+	"github.com/binkyhq/binky/sdk"
+)
+
+// OpDown stops a world's processes; files, ports and slices stay.
+func (d *Engine) OpDown(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.DownArgs
+	if err := api.Decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := d.stopWorld(ctx, s, rec, StateStopping, StateDown); err != nil {
+		return nil, err
+	}
+	rec.State = StateDown
+	return d.worldStatus(ctx, rec)
+}
+
+// stopWorld stops every process of a world: the services the supervisor
+// runs, then anything else carrying the world's marker (a service of an up
+// that failed before a daemon restart, a migrate left by a killed daemon,
+// a descendant that escaped into a session of its own). The world is
+// recorded in state during before anything is stopped and in state after
+// once nothing of it runs; a registry that cannot record either fails the
+// call, so an acknowledged stop is durable. It fails, naming the pids,
+// while any process of the world is alive.
+func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktree, during, after string) error {
+	d.beforeStop(ctx, rec)
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, during); err != nil {
+		return fmt.Errorf("record that %s is %s (nothing was stopped): %w", rec.Name, during, err)
+	}
+	d.emit(events.Event{Event: events.DownStarted, Project: rec.Project, Worktree: rec.Name})
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, sv := range svcs {
+		if sv.Kind != registry.KindCmd {
+			continue
+		}
+		s.progress("stop", sv.Name, "")
+		err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, sv.Name))
+		switch {
+		case err == nil:
+		case errors.Is(err, supervisor.ErrEscaped):
+			// Its escaped descendants carry the marker: ended below.
+			d.emit(events.Event{Event: events.ServiceEscaped, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Error: err.Error()})
+		default:
+			errs = append(errs, fmt.Errorf("stop %s: %w", sv.Name, err))
+		}
+	}
+	marker := supervisor.WorldMarker(d.homeID, rec.Project, rec.Name)
+	if pids := supervisor.MarkedProcesses(marker); len(pids) > 0 {
+		s.progress("stop", "", fmt.Sprintf("ending %d more process(es) of the world: pid %s", len(pids), joinInts(pids)))
+		if left := supervisor.EndMarked(marker, syscall.SIGTERM, 10*time.Second); len(left) > 0 {
+			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
+		}
+	}
+	// The world's cgroup holds even what dropped its marker and left its
+	// session: a daemon a service double-forked, with a clean environment.
+	if pids := d.cgroups.Procs(rec.Project, rec.Name); len(pids) > 0 {
+		s.progress("stop", "", fmt.Sprintf("ending %d process(es) left in the world's cgroup: pid %s", len(pids), joinInts(pids)))
+		if left := d.cgroups.End(rec.Project, rec.Name, 10*time.Second); len(left) > 0 {
+			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
+		}
+	}
+	for _, sv := range svcs {
+		if sv.Kind != registry.KindCmd {
+			continue
+		}
+		if err := d.reg.SetServiceState(ctx, rec.ID, sv.Name, string(supervisor.StateStopped), nil, ""); err != nil {
+			errs = append(errs, fmt.Errorf("record that %s stopped: %w", sv.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+		return api.Errorf(api.CodeFailed, "stop %s: %v", rec.Name, err)
+	}
+	d.reportHeldPorts(ctx, s, rec, 5*time.Second)
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, after); err != nil {
+		err = fmt.Errorf("its processes are stopped, but the registry could not record it (run the command again): %w", err)
+		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+		return api.Errorf(api.CodeFailed, "stop %s: %v", rec.Name, err)
+	}
+	rec.State = after
+	d.refreshRoutes(ctx)
+	d.emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
+	d.released(rec.Project, rec.Name) // admits the next queued world
+	return nil
+}
+
+// reportHeldPorts waits up to wait for the world's ports to be free once its
+// processes are gone, and reports (ports_held, and a progress line naming
+// the holders) those something else still holds.
+func (d *Engine) reportHeldPorts(ctx context.Context, s *stream, rec *registry.Worktree, wait time.Duration) {
+	lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name)
+	if err != nil || lo == 0 {
+		return
+	}
+	deadline := time.Now().Add(wait)
+	held := d.ports.Check(ctx, lo, hi)
+	for len(held) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		held = d.ports.Check(ctx, lo, hi)
+	}
+	if len(held) == 0 {
+		return
+	}
+	who := heldBy(held)
+	d.emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: held, Detail: who})
+	s.progress("ports", "", "still held by another program: "+who)
+}
+
+// heldBy names the holder of each port: "20001 by pid 42 (python3 …)".
+func heldBy(held []int) string {
+	parts := make([]string, 0, len(held))
+	for _, p := range held {
+		if o := ports.Owner(p); o != "" {
+			parts = append(parts, fmt.Sprintf("%d by %s", p, o))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d (holder not visible)", p))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// OpRemove destroys a world: processes, slices, ports, logs and the git
+// worktree. It first checks everything that could refuse — uncommitted
+// changes or a lock on the worktree, the config, ${env.*} and adapters its
+// slices need — so a refusal changes nothing. It then records the intent
+// (state removing) before it destroys anything; a remove cut short (a
+// killed daemon, a full disk) is finished by running it again.
+func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.RemoveArgs
+	if err := api.Decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	// 1. everything that could refuse, before anything changes.
+	isMain := rec.Path == rec.Repo
+	// The worktree goes with the world only when binky made it, or when
+	// the caller asks (--worktree): one Claude Code, worktrunk or a plain
+	// git worktree add made belongs to that tool.
+	dropTree := !isMain && !a.KeepWorktree && (a.RemoveWorktree || d.madeWorktree(rec))
+	var repo *worktree.Repo
+	if _, statErr := os.Stat(rec.Path); statErr == nil {
+		if repo, err = worktree.Open(ctx, rec.Path); err != nil {
+			return nil, api.Errorf(api.CodeInvalid, "%v", err)
+		}
+		if dropTree {
+			if err := repo.CheckRemove(ctx, rec.Path, a.Force); err != nil {
+				var de *worktree.DirtyError
+				if errors.As(err, &de) {
+					return nil, api.Errorf(api.CodeConflict, "worktree %s has uncommitted changes; commit or stash them, or pass --force to lose them:\n  %s", rec.Path, joinLines(de.Changes, 20))
+				}
+				return nil, api.Errorf(api.CodeConflict, "%v (nothing was removed)", err)
+			}
+		}
+	}
+	plan, err := d.planDestroy(ctx, rec, a.Env, a.Force)
+	if err != nil {
+		return nil, err
+	}
+	defer plan.close()
+
+	// 2. the intent, then the processes.
+	out := Summary(rec)
+	if err := d.stopWorld(ctx, s, rec, StateRemoving, StateRemoving); err != nil {
+		return nil, err
+	}
+	// 3. the worktree before the slices: a worktree that will not go keeps
+	// its data too.
+	if repo != nil && !dropTree && !isMain {
+		why := "binky did not make it; --worktree removes it too"
+		if a.KeepWorktree {
+			why = "the tool that asked removes it"
+		}
+		s.progress("worktree", "", "keep "+rec.Path+" ("+why+")")
+	}
+	if repo != nil && dropTree {
+		s.progress("worktree", "", "remove "+rec.Path)
+		m := d.repoLock(repo.Root)
+		m.Lock()
+		err := repo.Remove(ctx, rec.Path, a.Force)
+		m.Unlock()
+		if err != nil {
+			return nil, api.Errorf(api.CodeConflict, "%v (its processes are stopped and its slices kept; run remove again)", err)
+		}
+	}
+	// 4. the slices, each forgotten once destroyed.
+	left, err := d.destroySlices(ctx, s, rec, plan, a.Force)
+	if err != nil {
+		return nil, err
+	}
+	out.Left = left
+	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil && lo > 0 {
+		if _, _, err := d.ports.Release(ctx, rec.Project, rec.Name); err != nil {
+			return nil, err
+		}
+		d.emit(events.Event{Event: events.PortsReleased, Project: rec.Project, Worktree: rec.Name, PortLo: lo, PortHi: hi})
+	}
+	os.RemoveAll(d.logDir(rec.Project, rec.Name))
+	d.cgroups.Remove(rec.Project, rec.Name)
+	if err := warm.NewStore(d.home).Delete(rec.Project, rec.Name); err != nil {
+		d.log.Warn("forget the removed world's warm record", "world", rec.Name, "error", err)
+	}
+	if err := d.reg.DeleteWorktree(ctx, rec.ID); err != nil {
+		return nil, err
+	}
+	d.refreshRoutes(ctx)
+	d.emit(events.Event{Event: events.WorktreeRemoved, Project: rec.Project, Worktree: rec.Name})
+	return out, nil
+}
+
+// destroyPlan is what remove needs to drop a world's slices, gathered before
+// anything is destroyed.
+type destroyPlan struct {
+	items []destroyItem
+}
+
+type destroyItem struct {
+	service, adapter string
+	conn             *adapter.Conn // nil when openErr says why it could not be opened
+	target           sdk.Target
+	openErr          error
+}
+
+func (p *destroyPlan) close() {
+	for _, it := range p.items {
+		if it.conn != nil {
+			it.conn.Close()
+		}
+	}
+}
+
+// planDestroy resolves, for each slice the registry records, its adapter,
+// its target (admin_url rendered with the caller's ${env.*}) and an open
+// adapter connection. Any error here is a refusal: nothing changed yet.
+func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, callerEnv map[string]string, force bool) (*destroyPlan, error) {
+	plan := &destroyPlan{}
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	var slices []*registry.Service
+	for _, sv := range svcs {
+		if sv.Kind == registry.KindAdapter {
+			slices = append(slices, sv)
+		}
+	}
+	if len(slices) == 0 {
+		return plan, nil
+	}
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, api.Errorf(api.CodeInvalid, "read the world's config to find its adapters (nothing was removed): %v", err)
+	}
+	// Each slice is reached with the service as binky.toml has it now,
+	// else as it was recorded with the slice (a service removed from
+	// binky.toml, or one whose adapter changed, still names its server).
+	svcOf := map[string]*config.Service{}
+	src := adapterStrings{cfg: cfg}
+	for _, sv := range slices {
+		svc, ok := cfg.Services[sv.Name]
+		if !ok || !svc.IsAdapter() || (sv.Adapter != "" && sv.Adapter != svc.Adapter) {
+			rs, err := recordedService(sv)
+			if err != nil {
+				return nil, api.Errorf(api.CodeInvalid, "%v (nothing was removed)", err)
+			}
+			svc = rs
+			src.extra = append(src.extra, svc.AdminURL)
+			for _, v := range svc.Config {
+				if s, ok := v.(string); ok {
+					src.extra = append(src.extra, s)
+				}
+			}
+		}
+		svcOf[sv.Name] = svc
+	}
+	envVals, err := resolveEnvOf(src, cfg, rec.Path, callerEnv)
+	if err != nil {
+		return nil, api.Errorf(api.CodeInvalid, "%v (nothing was removed)", err)
+	}
+	d.addSecrets(cfg, envVals)
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
+	coords := w.coords()
+	for _, sv := range slices {
+		svc := svcOf[sv.Name]
+		adapterName := svc.Adapter
+		if sv.Adapter != "" {
+			adapterName = sv.Adapter
+		}
+		name := sv.Slice
+		if name == "" {
+			name = d.sliceName(ctx, cfg, rec.Name, svc)
+		}
+		s2 := *svc
+		s2.Adapter = adapterName
+		conn, err := d.openAdapter(ctx, &s2)
+		if err != nil {
+			if force {
+				// --force: a slice whose adapter is gone is forgotten, and
+				// said to be left behind.
+				plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, target: d.target(w, &s2, name, coords), openErr: err})
+				continue
+			}
+			plan.close()
+			return nil, api.Errorf(api.CodeInvalid, "%v (nothing was removed; remove --force forgets the slice and says where it is left)", err)
+		}
+		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, conn: conn, target: d.target(w, &s2, name, coords)})
+	}
+	return plan, nil
+}
+
+// recordedService is an adapter service as it was recorded with its slice
+// (adapter, admin_url and config as binky.toml wrote them).
+func recordedService(sv *registry.Service) (*config.Service, error) {
+	if sv.Adapter == "" {
+		return nil, fmt.Errorf("service %s has a slice, but neither binky.toml nor the record says which adapter made it; restore the service in binky.toml, or drop the slice by hand", sv.Name)
+	}
+	svc := &config.Service{Name: sv.Name, Adapter: sv.Adapter}
+	if sv.Admin != "-" {
+		svc.AdminURL = sv.Admin
+	}
+	if sv.Config != "" {
+		if err := json.Unmarshal([]byte(sv.Config), &svc.Config); err != nil {
+			return nil, fmt.Errorf("read the recorded config of %s's slice: %w", sv.Name, err)
+		}
+	}
+	return svc, nil
+}
+
+// adapterStrings is the token source of cfg's adapter services alone: what
+// destroying their slices renders (admin_url, config).
+type adapterStrings struct {
+	cfg   *config.Config
+	extra []string // recorded admin_url and config strings of slices whose service left cfg
+}
+
+func (a adapterStrings) TokenStrings() []string {
+	cfg := a.cfg
+	out := append([]string(nil), a.extra...)
+	for _, name := range cfg.Order {
+		svc := cfg.Services[name]
+		if !svc.IsAdapter() {
+			continue
+		}
+		out = append(out, svc.AdminURL)
+		for _, v := range svc.Config {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// destroySlices drops each planned slice and forgets it, so a remove cut
+// short and run again destroys only what is left. With force, a slice that
+// cannot be destroyed (server unreachable, adapter gone or refusing) is
+// forgotten too, and each one is returned as what was left on which
+// server, so nothing is orphaned silently.
+func (d *Engine) destroySlices(ctx context.Context, s *stream, rec *registry.Worktree, plan *destroyPlan, force bool) ([]string, error) {
+	var left []string
+	for _, it := range plan.items {
+		s.progress("destroy", it.service, it.target.Slice)
+		err := it.openErr
+		if err == nil {
+			_, err = it.conn.Destroy(ctx, &sdk.DestroyRequest{Target: it.target})
+		}
+		if err != nil && !force {
+			return nil, api.Errorf(api.CodeFailed, "destroy %s slice %q of %s: %v (run remove again to finish, or remove --force to forget it and be told where it is left)", it.adapter, it.target.Slice, it.service, err)
+		}
+		if err != nil {
+			where := serverOf(it.target)
+			msg := fmt.Sprintf("%s slice %q of %s on %s", it.adapter, it.target.Slice, it.service, where)
+			left = append(left, msg+": "+d.redact.String(err.Error()))
+			s.progress("left", it.service, msg+" (could not be destroyed; drop it by hand)")
+			d.emit(events.Event{Event: events.SliceLeft, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter, Detail: msg, Error: err.Error()})
+			if derr := d.reg.DeleteService(ctx, rec.ID, it.service); derr != nil {
+				return left, fmt.Errorf("forget the slice of %s: %w", it.service, derr)
+			}
+			continue
+		}
+		if err := d.reg.DeleteService(ctx, rec.ID, it.service); err != nil {
+			return left, fmt.Errorf("forget the destroyed slice of %s: %w", it.service, err)
+		}
+		d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter})
+	}
+	return left, nil
+}
+
+// serverOf names where a slice lives, with no credential: the admin URL's
+// scheme, host and port, or the adapter's data directory.
+func serverOf(t sdk.Target) string {
+	if t.AdminURL != "" {
+		if srv := golden.Server(t.AdminURL); srv != "" {
+			return srv
+		}
+		return "the server of its admin_url"
+	}
+	if t.DataDir != "" {
+		return t.DataDir
+	}
+	return "its server"
+}
+
+func Summary(rec *registry.Worktree) *api.World {
+	return &api.World{Project: rec.Project, Worktree: rec.Name, Branch: rec.Branch, Path: rec.Path, Repo: rec.Repo, State: rec.State, Reason: rec.Reason}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func joinLines(lines []string, n int) string {
+	more := ""
+	if len(lines) > n {
+		more = fmt.Sprintf("\n  … and %d more", len(lines)-n)
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n  ") + more
+}

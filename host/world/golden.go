@@ -1,0 +1,211 @@
+package world
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/binkyhq/binky/host/adapter"
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/golden"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/sdk"
+)
+
+// The daemon's side of golden templates: host/golden decides keys, names
+// and what to evict; here they meet the adapters. Every change to one
+// template (build, clone, record update, drop) happens under that
+// template's lock in d.goldens, keyed by its slice name: exactly one daemon
+// serves a BINKY_HOME, so this is the build-once lock.
+
+func (d *Engine) GoldenStore() *golden.Store { return golden.NewStore(d.home) }
+
+// goldenLock takes the lock of the template named tmpl, saying so when
+// another up holds it.
+func (d *Engine) goldenLock(s *stream, svc, tmpl string) *sync.Mutex {
+	m := d.goldens.get(tmpl)
+	if !m.TryLock() {
+		if s != nil {
+			s.progress("golden", svc, "waiting: another operation is using template "+tmpl)
+		}
+		m.Lock()
+	}
+	return m
+}
+
+// sliceFromGolden clones the world's slice from the template that matches
+// its key (migrate, seed, adapter, server and the content of its inputs in
+// this worktree), building that template first when it is missing. A
+// failed or unsupported clone falls back to provision+migrate+seed,
+// logging clone_fallback with the cause; an adapter that says it cannot
+// clone goes straight there.
+func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, name string) (slice, error) {
+	if !conn.Info().Clone {
+		s.progress("golden", svc.Name, svc.Adapter+" cannot clone; building the slice directly")
+		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
+	}
+	coords := w.coords()
+	admin := d.target(w, svc, name, coords).AdminURL
+	envSum := golden.EnvSum(golden.TemplateEnv(svc.Env, svc.Name, coords))
+	key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs, EnvSum: envSum}, rec.Path)
+	if err != nil {
+		return slice{}, api.Errorf(api.CodeInvalid, "key the golden template of %s in %s: %v", svc.Name, rec.Path, err)
+	}
+	tmpl := golden.Name(w.project, svc.CloneFrom, key.Sum)
+	gt := d.target(w, svc, tmpl, coords)
+	t := d.target(w, svc, name, coords)
+	store := d.GoldenStore()
+
+	m := d.goldenLock(s, svc.Name, tmpl)
+	built, err := d.ensureGolden(ctx, s, w, rec, svc, conn, store, gt, key)
+	if err != nil {
+		m.Unlock()
+		return slice{}, err
+	}
+	s.progress("clone", svc.Name, tmpl+" → "+name)
+	start := time.Now()
+	res, err := conn.Clone(ctx, &sdk.CloneRequest{Target: t, Source: tmpl})
+	if err == nil {
+		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
+			r.Cloned(rec.Name, res.Method, time.Now())
+			if perr := store.Put(r); perr != nil {
+				d.log.Warn("record template use", "template", tmpl, "error", perr)
+			}
+		}
+	} else if sdk.CodeOf(err) != sdk.CodeUnsupported {
+		// The template could not be cloned (it may have vanished behind
+		// binky's back, or be damaged): drop it and forget it, so the next
+		// up builds it again; a template that will not drop stays listed.
+		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
+			d.discardTemplate(ctx, conn, store, r, gt)
+		}
+	}
+	m.Unlock()
+	if err != nil {
+		cause := err.Error()
+		if sdk.CodeOf(err) == sdk.CodeUnsupported {
+			cause = "adapter does not support clone: " + cause
+		}
+		d.emit(events.Event{Event: events.CloneFallback, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Error: cause})
+		s.progress("clone", svc.Name, "clone failed; building the slice the slow way (clone_fallback)")
+		// A half-made clone must not be mistaken for a provisioned slice.
+		conn.Destroy(ctx, &sdk.DestroyRequest{Target: t})
+		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
+	}
+	d.emit(events.Event{Event: events.SliceCloned, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Method: res.Method, DurationMS: time.Since(start).Milliseconds()})
+	if built {
+		d.evictGoldens(ctx, s, w, svc, conn, golden.Group{Project: w.project, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter, Server: golden.Server(gt.AdminURL)}, tmpl)
+	}
+	return d.resolveSlice(ctx, conn, svc, t)
+}
+
+// ensureGolden builds the template gt when no record says it was built for
+// key. It reports whether it built one. The caller holds its lock.
+func (d *Engine) ensureGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
+	r, err := store.Get(svc.Adapter, gt.Slice)
+	if err == nil && r.Key == key.Sum && r.Ready() {
+		return false, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.log.Warn("unreadable template record; rebuilding the template", "template", gt.Slice, "error", err)
+	}
+	start := time.Now()
+	why := ""
+	if err == nil && r.State == golden.StateBuilding {
+		why = "; an earlier build of it did not finish"
+	}
+	s.progress("golden", svc.Name, fmt.Sprintf("building template %s (key %s)%s", gt.Slice, key.Short(), why))
+	// The intent first: a build cut short anywhere from here on leaves a
+	// record that golden list shows and golden drop (or the next build)
+	// reaches, never a template on the server binky does not know.
+	now := time.Now()
+	nr := &golden.Record{
+		Project: w.project, Service: svc.Name, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter,
+		Server: golden.Server(gt.AdminURL), EnvSum: key.EnvSum, Slice: gt.Slice, Key: key.Sum, Created: now, LastUsed: now, Path: rec.Path,
+		State: golden.StateBuilding,
+	}
+	if err := store.Put(nr); err != nil {
+		return false, fmt.Errorf("record template %q before building it (nothing was built): %w", gt.Slice, err)
+	}
+	// Whatever holds the name now (a half-built template of a failed
+	// build) is not this key's template.
+	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: gt}); err != nil {
+		return false, api.Errorf(api.CodeFailed, "drop stale template %q for %s: %v", gt.Slice, svc.Name, err)
+	}
+	fail := func(err error) (bool, error) {
+		d.discardTemplate(ctx, conn, store, nr, gt)
+		return false, err
+	}
+	if _, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: gt}); err != nil {
+		return fail(api.Errorf(api.CodeFailed, "provision template %q for %s: %v", gt.Slice, svc.Name, err))
+	}
+	sl, err := d.resolveSlice(ctx, conn, svc, gt)
+	if err != nil {
+		return fail(err)
+	}
+	if err := d.migrateAndSeed(ctx, s, w, rec, svc, sl); err != nil {
+		return fail(fmt.Errorf("build template %q: %w", gt.Slice, err))
+	}
+	nr.State = ""
+	nr.LastUsed = time.Now()
+	if err := store.Put(nr); err != nil {
+		return false, fmt.Errorf("record template %q: %w", gt.Slice, err)
+	}
+	d.emit(events.Event{Event: events.GoldenBuilt, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()})
+	s.progress("golden", svc.Name, fmt.Sprintf("template %s built in %.1fs", gt.Slice, time.Since(start).Seconds()))
+	return true, nil
+}
+
+// discardTemplate drops a template whose build or clone failed and forgets
+// it; when the drop fails too, its record stays, marked broken, so golden
+// list shows it and golden drop retries. The caller holds its lock.
+func (d *Engine) discardTemplate(ctx context.Context, conn *adapter.Conn, store *golden.Store, r *golden.Record, gt sdk.Target) {
+	ctx = context.WithoutCancel(ctx)
+	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: gt}); err != nil {
+		d.log.Warn("drop a template that failed; it stays listed as broken", "template", r.Slice, "error", err)
+		r.State = golden.StateBroken
+		if perr := store.Put(r); perr != nil {
+			d.log.Warn("record a broken template", "template", r.Slice, "error", perr)
+		}
+		return
+	}
+	if err := store.Delete(r); err != nil {
+		d.log.Warn("forget a dropped template", "template", r.Slice, "error", err)
+	}
+}
+
+// evictGoldens drops the templates of g beyond the project's golden_keep,
+// least recently used first, keeping keepSlice. A template that cannot be
+// dropped is logged and stays listed; the world being brought up does not
+// depend on it.
+func (d *Engine) evictGoldens(ctx context.Context, s *stream, w *world, svc *config.Service, conn *adapter.Conn, g golden.Group, keepSlice string) {
+	store := d.GoldenStore()
+	recs, err := store.List()
+	if err != nil {
+		d.log.Warn("list templates", "error", err)
+	}
+	coords := w.coords()
+	for _, r := range golden.Evict(recs, g, w.cfg.Project.Keep(), keepSlice) {
+		m := d.goldenLock(s, svc.Name, r.Slice)
+		s.progress("golden", svc.Name, fmt.Sprintf("dropping template %s (least recently used beyond golden_keep = %d)", r.Slice, w.cfg.Project.Keep()))
+		_, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, r.Slice, coords)})
+		if err == nil {
+			err = store.Delete(r)
+		}
+		m.Unlock()
+		if err != nil {
+			d.log.Warn("drop template", "template", r.Slice, "error", err)
+			s.progress("golden", svc.Name, fmt.Sprintf("could not drop template %s: %v (binky golden drop %s retries)", r.Slice, err, r.Slice))
+		}
+	}
+}
+
+// goldenDataDir is where file adapters keep the slices of adapter.
+func (d *Engine) goldenDataDir(adapterName string) string {
+	return d.dataDir(adapterName)
+}

@@ -1,0 +1,191 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/binkyhq/binky/host/adapter"
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/golden"
+	"github.com/binkyhq/binky/sdk"
+)
+
+// OpGolden lists golden templates, or drops them. Rebuild is a drop: the
+// next up (or reset) of a world whose key the template had builds it again
+// from that worktree's inputs, which is the only place its migrate and
+// seed can run.
+func (d *Engine) OpGolden(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.GoldenArgs
+	if err := api.Decode(raw, &a); err != nil {
+		return nil, err
+	}
+	store := d.GoldenStore()
+	recs, err := store.List()
+	if err != nil {
+		d.log.Warn("list templates", "error", err)
+		s.progress("golden", "", "some template records could not be read: "+err.Error())
+	}
+	out := &api.GoldenResult{Templates: []api.GoldenTemplate{}}
+	switch a.Action {
+	case api.GoldenList, "":
+		live := d.liveWorlds(ctx)
+		for _, r := range recs {
+			if a.Project == "" || r.Project == a.Project {
+				out.Templates = append(out.Templates, d.templateInfo(r, live))
+			}
+		}
+		return out, nil
+	case api.GoldenDrop, api.GoldenRebuild:
+		sel, err := golden.Select(recs, a.Template, a.Project)
+		if err != nil {
+			return nil, api.Errorf(api.CodeNotFound, "%v", err)
+		}
+		// Every selected template is tried, past failures; each one's
+		// result is reported, and the call fails when any drop did.
+		live := d.liveWorlds(ctx)
+		var failed []string
+		for _, r := range sel {
+			info := d.templateInfo(r, live)
+			if err := d.dropTemplate(ctx, s, &a, r); err != nil {
+				info.Error = err.Error()
+				failed = append(failed, r.Slice)
+				s.progress(a.Action, r.Service, r.Slice+": "+err.Error())
+			}
+			out.Templates = append(out.Templates, info)
+		}
+		if len(failed) > 0 {
+			b, _ := json.Marshal(out)
+			return nil, &api.Error{Code: api.CodeFailed, Message: fmt.Sprintf("%s: %d of %d templates could not be dropped: %s (the others were)", a.Action, len(failed), len(sel), strings.Join(failed, ", ")), Detail: b}
+		}
+		return out, nil
+	}
+	return nil, api.Errorf(api.CodeInvalid, "unknown golden action %q: use list, rebuild or drop", a.Action)
+}
+
+// liveWorlds is the set of recorded worlds, as project → worktree names.
+func (d *Engine) liveWorlds(ctx context.Context) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	wts, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		d.log.Warn("list worlds", "error", err)
+		return out
+	}
+	for _, w := range wts {
+		if out[w.Project] == nil {
+			out[w.Project] = map[string]bool{}
+		}
+		out[w.Project][w.Name] = true
+	}
+	return out
+}
+
+// templateInfo is what the CLI shows of a template: the worlds cloned from
+// it that still exist, and its size where the adapter keeps files here.
+func (d *Engine) templateInfo(r *golden.Record, live map[string]map[string]bool) api.GoldenTemplate {
+	t := api.GoldenTemplate{
+		Project: r.Project, Service: r.Service, CloneFrom: r.CloneFrom, Adapter: r.Adapter, Server: r.Server,
+		Name: r.Slice, Key: golden.Short(r.Key), Created: r.Created, LastUsed: r.LastUsed, Legacy: r.Legacy,
+		Size: golden.Size(d.goldenDataDir(r.Adapter), r.Slice), State: r.State,
+		Method: r.Method, CopyOnWrite: golden.Sharing(r.Method),
+	}
+	for _, w := range r.Worlds {
+		if live[r.Project][w] {
+			t.Worlds = append(t.Worlds, w)
+		}
+	}
+	return t
+}
+
+// dropTemplate destroys one template through its adapter and forgets it.
+func (d *Engine) dropTemplate(ctx context.Context, s *stream, a *api.GoldenArgs, r *golden.Record) error {
+	m := d.goldenLock(s, r.Service, r.Slice)
+	defer m.Unlock()
+	s.progress(a.Action, r.Service, r.Slice)
+	t, svc, found := d.templateTarget(ctx, a, r)
+	var opts []adapter.OpenOption
+	if svc != nil && svc.Timeout > 0 {
+		opts = append(opts, adapter.WithTimeout(svc.Timeout))
+	}
+	conn, err := d.adapter.Open(ctx, r.Adapter, opts...)
+	if err != nil {
+		return api.Errorf(api.CodeInvalid, "drop template %q: %v", r.Slice, err)
+	}
+	_, err = conn.Destroy(ctx, &sdk.DestroyRequest{Target: t})
+	conn.Close()
+	if err != nil {
+		hint := ""
+		if !found {
+			hint = fmt.Sprintf(" (no binky.toml of project %s was found to reach its server: run binky golden %s inside one of its worktrees)", r.Project, a.Action)
+		}
+		return api.Errorf(api.CodeFailed, "drop %s template %q: %v%s", r.Adapter, r.Slice, err, hint)
+	}
+	if err := d.GoldenStore().Delete(r); err != nil {
+		return err
+	}
+	d.log.Info("template dropped", "template", r.Slice, "project", r.Project, "action", a.Action)
+	return nil
+}
+
+// templateTarget builds the adapter target of a template from the config
+// of its service: found in the caller's directory, the worktree that built
+// the template, or any world of the project, whichever first reaches the
+// server the template lives on. Without one, the target has no admin URL,
+// which is enough for adapters that keep files under data/.
+func (d *Engine) templateTarget(ctx context.Context, a *api.GoldenArgs, r *golden.Record) (sdk.Target, *config.Service, bool) {
+	dirs := []string{a.Dir, r.Path}
+	if wts, err := d.reg.Worktrees(ctx); err == nil {
+		for _, w := range wts {
+			if w.Project == r.Project {
+				dirs = append(dirs, w.Path)
+			}
+		}
+	}
+	for _, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		p, err := config.Find(dir)
+		if err != nil {
+			continue
+		}
+		cfg, err := LoadConfig(p)
+		if err != nil || cfg.Project.Name != r.Project {
+			continue
+		}
+		svc := templateService(cfg, r)
+		if svc == nil {
+			continue
+		}
+		root := filepath.Dir(p)
+		env, err := resolveEnv(cfg, root, a.Env)
+		if err != nil {
+			continue
+		}
+		d.addSecrets(cfg, env)
+		w := &world{cfg: cfg, project: r.Project, path: root, env: env, slices: map[string]slice{}}
+		t := d.target(w, svc, r.Slice, w.coords())
+		if r.Server != "" && golden.Server(t.AdminURL) != r.Server {
+			continue
+		}
+		return t, svc, true
+	}
+	return sdk.Target{Slice: r.Slice, Project: r.Project, DataDir: d.goldenDataDir(r.Adapter), Owner: d.homeID, OwnerLabel: d.ownerLabel()}, nil, false
+}
+
+// templateService is the adapter service of cfg that r was built for.
+func templateService(cfg *config.Config, r *golden.Record) *config.Service {
+	if svc := cfg.Services[r.Service]; svc != nil && svc.IsAdapter() && svc.Adapter == r.Adapter {
+		return svc
+	}
+	for _, name := range cfg.Order {
+		svc := cfg.Services[name]
+		if svc.IsAdapter() && svc.Adapter == r.Adapter && svc.CloneFrom == r.CloneFrom {
+			return svc
+		}
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+)
+
+// Reconcile re-adopts, at daemon start, every process the registry says a
+// previous daemon started, whatever its world's state: still running with
+// the same start time → adopted; pid now someone else's → lost, never
+// signalled; died meanwhile → reported, and its restart policy applied once
+// only when its world is up. A world caught mid-up by the previous daemon's
+// death is marked failed: its up was never acknowledged.
+func (d *Engine) Reconcile(ctx context.Context) {
+	d.endLeftHooks()
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		d.log.Error("reconcile: read registry", "error", err)
+		return
+	}
+	var adopt []supervisor.Record
+	for _, rec := range recs {
+		for _, v := range rec.Secrets {
+			d.redact.Add(v)
+		}
+		if rec.State == StateStarting {
+			if err := d.reg.SetWorktreeState(ctx, rec.ID, StateFailed); err == nil {
+				rec.State = StateFailed
+				d.emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
+			}
+		}
+		svcs, err := d.reg.Services(ctx, rec.ID)
+		if err != nil {
+			continue
+		}
+		d.markInterrupted(ctx, rec, svcs)
+		for _, sv := range svcs {
+			if sv.Kind == registry.KindAdapter {
+				d.redactSlice(slice{Address: sv.Address, Values: sv.Values})
+			}
+			if sv.Kind != registry.KindCmd || sv.PID <= 0 || sv.Spec == "" {
+				continue
+			}
+			var spec supervisor.Spec
+			if err := json.Unmarshal([]byte(sv.Spec), &spec); err != nil {
+				d.log.Warn("reconcile: unreadable spec", "service", sv.Name, "error", err)
+				continue
+			}
+			// A spec recorded before home ids carries none; the marker of
+			// what it starts again is this home's.
+			spec.Key = d.SupKey(rec.Project, rec.Name, sv.Name)
+			adopt = append(adopt, supervisor.Record{
+				Key: d.SupKey(rec.Project, rec.Name, sv.Name), Spec: spec,
+				Pid: sv.PID, Pgid: sv.PGID, StartTime: sv.StartTime,
+				NoRestart: rec.State != StateUp && rec.State != registry.WorktreeDegraded,
+			})
+		}
+	}
+	if len(adopt) == 0 {
+		return
+	}
+	for _, r := range d.sup.Adopt(ctx, adopt) {
+		e := events.Event{Project: r.Key.Project, Worktree: r.Key.Worktree, Service: r.Key.Service, PID: r.Pid}
+		switch r.Outcome {
+		case supervisor.AdoptAdopted, supervisor.AdoptSkipped:
+			continue // the supervisor already emitted service_adopted
+		case supervisor.AdoptLost, supervisor.AdoptRestarted, supervisor.AdoptExited:
+			continue // reported by the supervisor's own events
+		default:
+			e.Event = events.ServiceFailed
+		}
+		if r.Err != nil {
+			e.Error = r.Err.Error()
+		}
+		d.emit(e)
+	}
+	d.refreshRoutes(ctx)
+}

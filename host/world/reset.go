@@ -1,0 +1,153 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/sdk"
+)
+
+// OpReset puts a world's slices (or one service's) back to the golden state:
+// the slice is dropped and cloned again from the template (rebuilt first if
+// migrate or seed changed). A service without clone_from is rebuilt by
+// provision+migrate+seed.
+func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.ResetArgs
+	if err := api.Decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, err
+	}
+	w, svcs, err := d.recordedWorld(ctx, cfg, rec, a.Env)
+	if err != nil {
+		return nil, err
+	}
+	recorded := map[string]string{}
+	for _, sv := range svcs {
+		if sv.Kind == registry.KindAdapter && sv.Slice != "" && (sv.Adapter == "" || sv.Adapter == cfgAdapter(cfg, sv.Name)) {
+			recorded[sv.Name] = sv.Slice
+		}
+	}
+	// The slices to reset, and what depends on them: stopped before a
+	// slice is dropped (an app must not see its database vanish under it,
+	// nor keep state from the old one), started again after, in order.
+	var targets []string
+	for _, name := range cfg.Order {
+		if svc := cfg.Services[name]; svc.IsAdapter() && (a.Service == "" || a.Service == name) {
+			targets = append(targets, name)
+		}
+	}
+	var restart []string
+	if !a.NoRestart {
+		for _, name := range dependents(cfg, targets) {
+			if st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, name)); ok && st.State != supervisor.StateStopped && st.State != supervisor.StateExited && st.State != supervisor.StateFailed {
+				restart = append(restart, name)
+			}
+		}
+		if err := d.stopDependents(ctx, s, cfg, rec, targets, "it depends on a slice being reset"); err != nil {
+			return nil, err
+		}
+	}
+	degrade := func(name string, err error) error {
+		reason := fmt.Sprintf("reset failed at %s: %v; binky up rebuilds what the reset left and restarts what depends on it", name, err)
+		state := rec.State
+		if state == StateUp {
+			state = registry.WorktreeDegraded
+		}
+		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, state, reason); serr != nil {
+			d.log.Warn("record a degraded world", "world", rec.Name, "error", serr)
+		}
+		return err
+	}
+	done := 0
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			svc := cfg.Services[name]
+			if !svc.IsAdapter() || (a.Service != "" && a.Service != name) {
+				continue
+			}
+			slName := recorded[name]
+			if slName == "" {
+				slName = d.sliceName(ctx, cfg, rec.Name, svc)
+			}
+			conn, err := d.openAdapter(ctx, svc)
+			if err != nil {
+				return nil, err
+			}
+			admin, cfgJSON := recordedAs(svc)
+			if err := d.reg.UpsertService(ctx, &registry.Service{
+				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: registry.ServiceProvisioning,
+				Slice: slName, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON,
+			}); err != nil {
+				conn.Close()
+				return nil, fmt.Errorf("record the reset of %s before dropping its slice (nothing was dropped): %w", name, err)
+			}
+			s.progress("reset", name, slName)
+			if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, slName, w.coords())}); err != nil {
+				conn.Close()
+				return nil, degrade(name, api.Errorf(api.CodeFailed, "drop slice %q of %s: %v", slName, name, err))
+			}
+			d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
+			var sl slice
+			if svc.CloneFrom != "" {
+				sl, err = d.sliceFromGolden(ctx, s, w, rec, svc, conn, slName)
+			} else {
+				sl, err = d.buildSlice(ctx, s, w, rec, svc, conn, slName)
+			}
+			conn.Close()
+			if err != nil {
+				return nil, degrade(name, err)
+			}
+			if err := d.reg.UpsertService(ctx, &registry.Service{
+				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: registry.ServiceProvisioned,
+				Address: sl.Address, Values: sl.Values, Slice: slName, Adapter: svc.Adapter,
+			}); err != nil {
+				return nil, degrade(name, fmt.Errorf("record the reset slice of %s: %w", name, err))
+			}
+			w.slices[name] = sl
+			done++
+		}
+	}
+	if done == 0 {
+		if a.Service != "" {
+			return nil, api.Errorf(api.CodeInvalid, "%s has no adapter service %q", rec.Name, a.Service)
+		}
+		return nil, api.Errorf(api.CodeInvalid, "%s has no adapter services to reset", rec.Name)
+	}
+	// Start what was stopped, in order, each waited healthy, against the
+	// slices as they are now.
+	coords := w.coords()
+	for _, name := range restart {
+		if err := d.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
+			return nil, degrade(name, err)
+		}
+	}
+	if rec.State == registry.WorktreeDegraded {
+		// A reset that completes repairs what a cut-short one left.
+		if err := d.reg.SetWorktreeState(ctx, rec.ID, StateUp); err == nil {
+			rec.State, rec.Reason = StateUp, ""
+		}
+	}
+	return d.worldStatus(ctx, rec)
+}
+
+// cfgAdapter is the adapter binky.toml names for service name, or "".
+func cfgAdapter(cfg *config.Config, name string) string {
+	if svc, ok := cfg.Services[name]; ok {
+		return svc.Adapter
+	}
+	return ""
+}

@@ -1,0 +1,70 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/binkyhq/binky/host/api"
+)
+
+// OpRestart restarts a world's cmd services — the named ones, or all — in
+// dependency order: stopped last-first, then started first-first, each
+// waited healthy as up waits, with the config the world runs with now.
+func (d *Engine) OpRestart(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.RestartArgs
+	if err := api.Decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, err
+	}
+	var order []string
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			if svc := cfg.Services[name]; !svc.IsAdapter() && (len(a.Services) == 0 || slices.Contains(a.Services, name)) {
+				order = append(order, name)
+			}
+		}
+	}
+	for _, name := range a.Services {
+		svc, ok := cfg.Services[name]
+		if !ok || svc.IsAdapter() {
+			var cmds []string
+			for _, n := range cfg.Order {
+				if !cfg.Services[n].IsAdapter() {
+					cmds = append(cmds, n)
+				}
+			}
+			return nil, api.Errorf(api.CodeInvalid, "%s has no cmd service %q (it has: %s)", rec.Name, name, strings.Join(cmds, ", "))
+		}
+	}
+	if len(order) == 0 {
+		return nil, api.Errorf(api.CodeInvalid, "%s has no cmd services to restart", rec.Name)
+	}
+	w, _, err := d.recordedWorld(ctx, cfg, rec, a.Env)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range slices.Backward(order) {
+		s.progress("stop", name, "restart")
+		if err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, name)); err != nil {
+			return nil, api.Errorf(api.CodeFailed, "stop %s to restart it: %v", name, err)
+		}
+	}
+	coords := w.coords()
+	for _, name := range order {
+		if err := d.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
+			return nil, err
+		}
+	}
+	d.refreshRoutes(ctx)
+	return d.worldStatus(ctx, rec)
+}

@@ -1,0 +1,135 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"time"
+
+	"github.com/binkyhq/binky/host/admission"
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+)
+
+// runService names `binky run` commands in process markers
+// ("<world marker>run#run"): down and remove end one still running.
+const runService = "run"
+
+// OpRun runs one command in a world's worktree with the environment verify
+// gives its checks, once the jobs queue (host/admission) lets it start. Its
+// output streams back redacted; a caller that hangs up leaves the queue,
+// or ends the command.
+func (d *Engine) OpRun(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.RunArgs
+	if err := api.Decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if (len(a.Argv) == 0) == (a.Command == "") {
+		return nil, api.Errorf(api.CodeInvalid, "give the command to run: binky run <worktree> -- <command> [args…]")
+	}
+	rec, err := d.findWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, err
+	}
+	exposed, err := d.Exposed(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	env := verifyEnv(rec, exposed, a.Env, d.home)
+
+	// The command ends when its caller hangs up.
+	cctx, cancel := untilGone(ctx, s)
+	defer cancel()
+	release, waited, err := d.jobPlace(cctx, s, rec, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	var cmd *exec.Cmd
+	if a.Command != "" {
+		cmd = shellCommand(cctx, a.Command)
+	} else {
+		cmd = exec.CommandContext(cctx, a.Argv[0], a.Argv[1:]...)
+	}
+	start := time.Now()
+	code := d.runMarked(cmd, rec, env, runService, 0, s)
+	return api.RunResult{
+		Project: rec.Project, Worktree: rec.Name, ExitCode: code,
+		DurationMS: time.Since(start).Milliseconds(), WaitedMS: waited.Milliseconds(),
+	}, nil
+}
+
+// jobPlace waits in the jobs queue for a place for one command of rec's
+// world (binky run, a verify check), reporting its position and reason as
+// progress. It returns the release to call once the command ends, and how
+// long it waited.
+func (d *Engine) jobPlace(ctx context.Context, s *stream, rec *registry.Worktree, cfg *config.Config) (func(), time.Duration, error) {
+	if d.adm == nil || d.admOff {
+		return func() {}, 0, nil
+	}
+	wctx, cancel := untilGone(ctx, s)
+	defer cancel()
+	start := time.Now()
+	queued := false
+	release, err := d.adm.Job(wctx, rec.Project, admission.JobLimits{Jobs: cfg.Project.Jobs, RAMReserve: cfg.Project.RAMReserve}, func(w admission.Wait) {
+		queued = true
+		s.progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
+	})
+	if err != nil {
+		return nil, 0, api.Errorf(api.CodeFailed, "%v", err)
+	}
+	waited := time.Since(start)
+	if queued {
+		s.progress("admitted", "", "waited "+waited.Round(time.Millisecond).String())
+	}
+	return release, waited, nil
+}
+
+// runMarked runs cmd in rec's worktree with env, marked as the world's
+// (service#service) in a process group of its own, streaming its output
+// redacted as output frames numbered i, and returns its exit code (-1 when
+// it could not run or was killed).
+func (d *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string, i int, s *stream) int {
+	cmd.Dir = rec.Path
+	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, service, service))
+	groupHook(cmd)
+	asIs := func(s string) string { return s }
+	stdout := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stdout", redact: asIs})
+	stderr := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	stdout.Close()
+	stderr.Close()
+	if err == nil {
+		return 0
+	}
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() >= 0 {
+		return cmd.ProcessState.ExitCode()
+	}
+	s.output(i, "stderr", fmt.Sprintf("binky: %v\n", err))
+	return -1
+}
+
+// untilGone is ctx ended also when the caller hangs up.
+func untilGone(ctx context.Context, s *stream) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(ctx)
+	if s.gone != nil {
+		go func() {
+			select {
+			case <-s.gone:
+				cancel()
+			case <-cctx.Done():
+			}
+		}()
+	}
+	return cctx, cancel
+}

@@ -1,0 +1,502 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/ports"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/worktree"
+	lifecycle "github.com/binkyhq/binky/host/world/plan"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// World states kept in the registry (status reads them too).
+const (
+	StateStarting = "starting"
+	StateUp       = "up"
+	StateDown     = "down"
+	StateFailed   = "failed"
+	StateStopping = "stopping"
+	// StateRemoving records a remove's intent before it destroys anything;
+	// running remove again finishes it.
+	StateRemoving = "removing"
+	// StateDegraded is reported (never recorded) for an up world some of
+	// whose services gave up while others run.
+	StateDegraded = "degraded"
+)
+
+// OpUp brings one world up: config → worktree → admission → ports → slices
+// → supervise → proxy, each step recorded as it happens.
+func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ any, retErr error) {
+	var a api.UpArgs
+	if err := api.Decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Dir == "" {
+		return nil, api.Errorf(api.CodeInvalid, "up needs the directory you stand in")
+	}
+
+	// 1. the repository and its project config, then the worktree.
+	repo, err := worktree.Open(ctx, a.Dir)
+	if err != nil {
+		return nil, api.Errorf(api.CodeInvalid, "%s is not inside a git repository: binky gives each worktree of a repository its world, so run it in one (git init, or cd into a clone): %v", a.Dir, err)
+	}
+	mainCfg, err := LoadConfigContext(ctx, filepath.Join(repo.Root, "binky.toml"))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
+		return nil, err
+	}
+	if a.DryRun {
+		return d.dryRun(ctx, a, mainCfg)
+	}
+	s.progress("worktree", "", a.Branch)
+	wt, created, err := d.ensureWorktree(ctx, repo, a, mainCfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg, cfgErr := mainCfg, error(nil)
+	if wtCfg := filepath.Join(wt.Path, "binky.toml"); wt.Path != repo.Root {
+		if _, statErr := os.Stat(wtCfg); statErr == nil {
+			s.progress("config", "", wtCfg)
+			if c, err := LoadConfigContext(ctx, wtCfg); err != nil {
+				cfgErr = err
+			} else {
+				cfg = c
+			}
+		}
+	}
+	project := cfg.Project.Name
+	if project != mainCfg.Project.Name {
+		if err := d.checkOwner(ctx, project, repo.Root); err != nil {
+			return nil, err
+		}
+	}
+	wtName, err := d.branchWorldName(ctx, repo, project, wt)
+	if err != nil {
+		return nil, err
+	}
+	if wt.Branch == "" {
+		// A detached HEAD keeps the name its world was first given
+		// (adopted.go).
+		wtName = d.detachedWorldName(ctx, project, wt)
+	}
+	if created {
+		if err := worktree.MarkMade(wt.Path); err != nil {
+			d.log.Warn("mark the new worktree as binky's", "path", wt.Path, "error", err)
+		}
+		d.emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
+	}
+
+	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
+	// RAM and disk), or resume the world if it is suspended. An up that
+	// fails gives its place back.
+	queued := &registry.Worktree{Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
+	if err := d.admit(ctx, s, cfg, queued, a.NoWait); err != nil {
+		return nil, err
+	}
+	key := Key(project, wtName)
+	defer func() {
+		if d.admOff {
+			return
+		}
+		d.adm.Done(key)
+		if retErr != nil {
+			d.released(project, wtName)
+		}
+	}()
+
+	lock := d.worldLock(project, wtName)
+	lock.Lock()
+	defer lock.Unlock()
+
+	// A world that exists: up is plan and apply. The plan (what to start,
+	// restart, stop, provision, keep) compares cfg rendered with the
+	// world's recorded ports and slices against what runs; nothing
+	// changed and everything up means nothing to do, as fast as before.
+	var upPlan *lifecycle.Plan
+	if old, err := d.reg.Worktree(ctx, project, wtName); err == nil && cfgErr == nil {
+		if p, err := d.planWorld(ctx, cfg, old, a.Env, a.Prune); err == nil {
+			upPlan = &p
+			if old.State == StateUp && p.Empty() && d.allRunning(ctx, cfg, old) {
+				w, err := d.worldStatus(ctx, old)
+				if err != nil {
+					return nil, err
+				}
+				w.Noop, w.Plan = true, upPlan
+				return w, nil
+			}
+			if err := d.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	// The world is recorded before anything else can fail, so a failed up
+	// leaves a world that status shows and remove reaches.
+	rec, err := d.reg.UpsertWorktree(ctx, &registry.Worktree{
+		Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path,
+		Repo: repo.Root, ConfigPath: cfg.File, State: StateStarting,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record worktree: %w", err)
+	}
+	d.emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
+	fail := func(err error) error {
+		// The reason status shows: what failed, on one line (oneLine), redacted
+		// (the full text, with log lines, went to the caller).
+		reason := OneLine(d.redact.String(err.Error()))
+		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, StateFailed, reason); serr != nil {
+			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
+		}
+		d.emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
+		d.refreshRoutes(ctx)
+		return err
+	}
+	if cfgErr != nil {
+		return nil, fail(cfgErr)
+	}
+
+	// [worktree] copy first: a copied env file is the one read. Then
+	// ${env.*}, resolved now, the secret ones registered before anything logs.
+	if err := d.copyOnce(ctx, s, cfg, rec); err != nil {
+		return nil, fail(err)
+	}
+	envVals, err := resolveEnv(cfg, wt.Path, a.Env)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if err := d.reg.SetWorktreeSecrets(ctx, rec.ID, d.addSecrets(cfg, envVals)); err != nil {
+		return nil, fail(err)
+	}
+
+	w, err := d.bringUp(ctx, s, cfg, rec, envVals, a.Env)
+	if err != nil {
+		return nil, fail(err)
+	}
+	w.Plan = upPlan
+	if !d.admOff {
+		d.adm.SetIdle(key, cfg.Project.IdleSuspend)
+	}
+	d.emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
+	return w, nil
+}
+
+// checkOwner refuses a repository that claims a project name another
+// repository's worlds hold: a world belongs to one repository, and two
+// clones with one [project] name would otherwise act on each other's
+// worlds.
+func (d *Engine) checkOwner(ctx context.Context, project, root string) error {
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if rec.Project != project || rec.Repo == "" || SamePath(rec.Repo, root) {
+			continue
+		}
+		hint := fmt.Sprintf("give this repository its own name ([project] name in %s), or remove the other repository's worlds first (binky status lists them)", filepath.Join(root, "binky.toml"))
+		if _, err := os.Stat(rec.Repo); err != nil {
+			hint = fmt.Sprintf("that repository is gone from disk; remove its worlds (binky remove %s --force, and the others binky status lists), or give this repository its own name ([project] name in %s)", rec.Name, filepath.Join(root, "binky.toml"))
+		}
+		return api.Errorf(api.CodeConflict, "project %q belongs to the repository at %s (world %s), not to %s: %s", project, rec.Repo, rec.Name, root, hint)
+	}
+	return nil
+}
+
+// SamePath compares two directories after cleaning and resolving links.
+func SamePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// bringUp runs steps 4–7 for a recorded worktree; caller is the caller's
+// environment, the base of every process it starts.
+func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
+	project, wtName := rec.Project, rec.Name
+
+	// 4. ports: one block for every port the world asks for, each proven
+	// free of other programs (a block kept across down may have been taken
+	// meanwhile).
+	_, size := portPlan(cfg, 0)
+	lo, hi := 0, 0
+	if size > 0 {
+		s.progress("ports", "", fmt.Sprintf("%d wanted", size))
+		var err error
+		var skipped []int
+		lo, hi, skipped, err = d.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
+		if err != nil {
+			return nil, api.Errorf(api.CodeConflict, "%v", err)
+		}
+		if len(skipped) > 0 {
+			// Another program's ports were stepped over: say whose.
+			who := heldBy(skipped)
+			d.emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
+			s.progress("ports", "", "skipped ports held by another program: "+who)
+		}
+		if lo, hi, err = d.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
+			return nil, err
+		}
+		d.emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
+	}
+	plan, _ := portPlan(cfg, lo)
+	w := &world{
+		cfg: cfg, project: project, worktree: wtName, path: rec.Path,
+		plan: plan, slices: map[string]slice{}, env: envVals, caller: caller,
+		proxyURL: d.urlFor(cfg),
+		hostOf:   func(svc string) string { return names.Host(cfg.Services[svc].URL, wtName, project) },
+	}
+
+	// 4b. a new worktree starts warm: [worktree] copy, then setup (warm.go).
+	if err := d.warmWorktree(ctx, s, w, rec); err != nil {
+		return nil, err
+	}
+
+	// 5. slices, in depends_on order so an adapter's tokens can name another.
+	var rebuilt []string
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			svc := cfg.Services[name]
+			if !svc.IsAdapter() {
+				continue
+			}
+			sl, made, err := d.ensureSlice(ctx, s, w, rec, svc)
+			if err != nil {
+				// status says why this slice is not there, instead of a
+				// slice "provisioning" for ever; the next up rebuilds it.
+				reason := OneLine(d.redact.String(err.Error()))
+				if serr := d.reg.SetServiceState(ctx, rec.ID, name, registry.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
+					d.log.Warn("record a failed slice", "service", name, "error", serr)
+				}
+				return nil, err
+			}
+			w.slices[name] = sl
+			if made {
+				rebuilt = append(rebuilt, name)
+			}
+		}
+	}
+	// A slice made again under running services (it vanished, or a killed
+	// reset left it half made): what depends on it restarts, so no app
+	// keeps state from the slice that was there before.
+	if err := d.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt"); err != nil {
+		return nil, err
+	}
+
+	// 6. supervise: cmd services level by level, independent ones in parallel.
+	coords := w.coords()
+	for _, level := range cfg.StartOrder() {
+		var wg sync.WaitGroup
+		errs := make([]error, len(level))
+		for i, name := range level {
+			svc := cfg.Services[name]
+			if svc.IsAdapter() {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = d.startService(ctx, s, w, rec, svc, coords)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+	}
+
+	// 7. proxy, 8. registry.
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, StateUp); err != nil {
+		return nil, fmt.Errorf("record world state: %w", err)
+	}
+	d.refreshRoutes(ctx)
+	s.progress("ready", "", "")
+	rec.State = StateUp
+	return d.worldStatus(ctx, rec)
+}
+
+// ensureWorktree finds or creates the worktree a request means.
+func (d *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.UpArgs, cfg *config.Config) (worktree.Worktree, bool, error) {
+	if a.Branch == "" {
+		wt, err := worktree.Current(ctx, a.Dir)
+		if err != nil {
+			return wt, false, api.Errorf(api.CodeInvalid, "%v", err)
+		}
+		return wt, false, nil
+	}
+	dir := cfg.Project.WorktreeDir
+	if dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(repo.Root, dir)
+	}
+	m := d.repoLock(repo.Root)
+	m.Lock()
+	defer m.Unlock()
+	wt, created, err := repo.Ensure(ctx, a.Branch, dir)
+	if err != nil {
+		return wt, false, api.Errorf(api.CodeInvalid, "%v", err)
+	}
+	return wt, created, nil
+}
+
+// worktreeName is the world's name: from its branch, or its directory when
+// it has none (detached HEAD).
+func worktreeName(wt worktree.Worktree) string {
+	if wt.Branch != "" {
+		return names.Worktree(wt.Branch)
+	}
+	return names.Worktree(filepath.Base(wt.Path))
+}
+
+// branchWorldName is the name of the world of a branch: the name recorded
+// for the branch in this project when it has a world (recorded names
+// never change), else the branch folded, with the hash suffix only when
+// another branch of the repository or another world claims the same name
+// (names.WorktreeAmong). Without a branch (detached HEAD) it is
+// worktreeName.
+func (d *Engine) branchWorldName(ctx context.Context, repo *worktree.Repo, project string, wt worktree.Worktree) (string, error) {
+	if wt.Branch == "" {
+		return worktreeName(wt), nil
+	}
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		return "", err
+	}
+	held := map[string]string{}
+	for _, r := range recs {
+		if r.Project != project {
+			continue
+		}
+		if r.Branch == wt.Branch && (SamePath(r.Path, wt.Path) || r.Repo == "" || SamePath(r.Repo, repo.Root)) {
+			return r.Name, nil
+		}
+		held[r.Name] = r.Branch
+	}
+	branches, err := repo.Branches(ctx)
+	if err != nil {
+		return "", api.Errorf(api.CodeFailed, "name the world of %s: %v", wt.Branch, err)
+	}
+	name := names.WorktreeAmong(wt.Branch, branches, func(n string) (string, bool) { b, ok := held[n]; return b, ok })
+	if b, ok := held[name]; ok && b != wt.Branch {
+		return "", api.Errorf(api.CodeConflict, "branch %s would be named %s, which world of branch %s holds: rename one of the branches", wt.Branch, name, b)
+	}
+	return name, nil
+}
+
+// LoadConfig reads a binky.toml, turning its errors into the same lines
+// `binky check` prints.
+func LoadConfig(path string) (*config.Config, error) {
+	return LoadConfigContext(context.Background(), path)
+}
+
+// LoadConfigContext is loadConfig, abandoned when ctx ends (a caller that
+// went away). config's size, depth and entry limits bound what parsing a
+// worktree's file can cost the daemon.
+func LoadConfigContext(ctx context.Context, path string) (*config.Config, error) {
+	cfg, diags, err := config.LoadContext(ctx, path)
+	if err != nil {
+		return nil, api.Errorf(api.CodeInvalid, "%v", err)
+	}
+	if diags.HasErrors() {
+		var lines []string
+		for _, dg := range diags {
+			if dg.Severity == config.SeverityError {
+				lines = append(lines, dg.String())
+			}
+		}
+		return nil, api.Errorf(api.CodeInvalid, "binky.toml has errors (run `binky check`):\n%s", strings.Join(lines, "\n"))
+	}
+	return cfg, nil
+}
+
+func rangeOf(cfg *config.Config) [2]int {
+	return cfg.Project.PortRange
+}
+
+// allRunning reports whether every cmd service of an up world still runs.
+func (d *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *registry.Worktree) bool {
+	for _, name := range cfg.Order {
+		if cfg.Services[name].IsAdapter() {
+			// A slice a killed reset left half made is not up.
+			if sv, err := d.reg.Service(ctx, rec.ID, name); err != nil || sv.State != registry.ServiceProvisioned {
+				return false
+			}
+			continue
+		}
+		st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, name))
+		if !ok || (st.State != "running" && st.State != "starting") {
+			return false
+		}
+	}
+	return true
+}
+
+// anyOwned reports whether some port of held has a visible listener.
+func anyOwned(held []int) bool {
+	for _, p := range held {
+		if ports.OwnerPid(p) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// proveBlock checks that no other program holds a port of the world's block
+// lo..hi. Ports the world's own processes hold are fine. When another
+// program holds one and nothing of the world runs, the block moves to free
+// ports; when the world runs, the error names the port and its holder.
+func (d *Engine) proveBlock(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, lo, hi, size int) (int, int, error) {
+	held := d.ports.Check(ctx, lo, hi)
+	// A port found held with no visible listener is looked at again for a
+	// moment: under a stampede a probe can fail for a passing reason (a
+	// probe of a neighbour's search, descriptors running short).
+	for try := 0; try < 5 && len(held) > 0 && !anyOwned(held); try++ {
+		time.Sleep(40 * time.Millisecond)
+		held = d.ports.Check(ctx, lo, hi)
+	}
+	if len(held) == 0 {
+		return lo, hi, nil
+	}
+	own := supervisor.MarkedProcesses(supervisor.WorldMarker(d.homeID, rec.Project, rec.Name))
+	var foreign []int
+	for _, p := range held {
+		if pid := ports.OwnerPid(p); pid != 0 && slices.Contains(own, pid) {
+			continue
+		}
+		foreign = append(foreign, p)
+	}
+	if len(foreign) == 0 {
+		return lo, hi, nil
+	}
+	who := heldBy(foreign)
+	d.emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: foreign, Detail: who})
+	if len(own) > 0 {
+		return 0, 0, api.Errorf(api.CodeConflict, "ports of %s are held by another program: %s; stop that program, or run binky down %s and up again to move the world to free ports", rec.Name, who, rec.Name)
+	}
+	if _, _, err := d.ports.Release(ctx, rec.Project, rec.Name); err != nil {
+		return 0, 0, err
+	}
+	nlo, nhi, err := d.ports.Reserve(ctx, rec.Project, rec.Name, size, rangeOf(cfg))
+	if err != nil {
+		return 0, 0, api.Errorf(api.CodeConflict, "ports %d-%d are held by another program (%s) and no other block is free: %v", lo, hi, who, err)
+	}
+	s.progress("ports", "", fmt.Sprintf("held by another program: %s; the world moves to ports %d-%d", who, nlo, nhi))
+	return nlo, nhi, nil
+}

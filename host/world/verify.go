@@ -1,0 +1,183 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/worktree"
+)
+
+// OpVerify runs every [agents] verify command of a world in its worktree,
+// in order, each with the exposed coordinates in its environment, streaming
+// its output. Every check runs; the run is recorded against HEAD.
+func (d *Engine) OpVerify(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+	var a api.VerifyArgs
+	if err := api.Decode(raw, &a); err != nil {
+		return nil, err
+	}
+	rec, err := d.findWorld(ctx, a.WorldRef)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := d.worldConfig(rec)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Agents.Verify) == 0 {
+		return nil, api.Errorf(api.CodeInvalid, "%s has no [agents] verify commands in binky.toml", rec.Project)
+	}
+	exposed, err := d.Exposed(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	env := verifyEnv(rec, exposed, a.Env, d.home)
+	coords, err := d.verifyCoords(ctx, rec, cfg, a.Env)
+	if err != nil {
+		return nil, err
+	}
+
+	// One verify of a world at a time (two test suites in one worktree
+	// clash), and none beside a run an earlier daemon left.
+	vl := d.verifies.get(Key(rec.Project, rec.Name))
+	if !vl.TryLock() {
+		s.progress("verify", "", "waiting: another verify of this world is running")
+		vl.Lock()
+	}
+	defer vl.Unlock()
+	if err := d.endPriorRun(s, rec, verifyService, verifyService); err != nil {
+		return nil, api.Errorf(api.CodeFailed, "%v", err)
+	}
+
+	commit, dirty := "", false
+	if repo, err := worktree.Open(ctx, rec.Path); err == nil {
+		commit, dirty, _ = repo.Head(ctx, rec.Path)
+	}
+	run := &registry.VerifyRun{WorktreeID: rec.ID, StartedAt: time.Now(), Commit: commit, Dirty: dirty, Passed: true}
+	for i, command := range cfg.Agents.Verify {
+		s.progress("verify", "", command)
+		start := time.Now()
+		sh := renderShellCmd(command, "", coords)
+		// Each check waits for a place in the jobs queue (docs/admission.md).
+		release, _, err := d.jobPlace(ctx, s, rec, cfg)
+		if err != nil {
+			return nil, err
+		}
+		code := d.runCheck(ctx, rec, i, sh.Command, withVars(env, sh.Env), s)
+		release()
+		c := registry.Check{Cmd: command, ExitCode: code, Duration: time.Since(start), Passed: code == 0}
+		run.Checks = append(run.Checks, c)
+		run.Passed = run.Passed && c.Passed
+	}
+	run.Duration = time.Since(run.StartedAt)
+	if err := d.reg.AddVerifyRun(ctx, run); err != nil {
+		return nil, err
+	}
+	passed := run.Passed
+	d.emit(events.Event{Event: events.VerifyDone, Project: rec.Project, Worktree: rec.Name, Passed: &passed, DurationMS: run.Duration.Milliseconds()})
+	out := VerifyOf(run)
+	if !run.Passed {
+		var failed []string
+		for _, c := range run.Checks {
+			if !c.Passed {
+				failed = append(failed, fmt.Sprintf("%q (exit %d)", c.Cmd, c.ExitCode))
+			}
+		}
+		b, _ := json.Marshal(out)
+		return nil, &api.Error{Code: api.CodeFailed, Message: fmt.Sprintf("verify failed: %s", strings.Join(failed, ", ")), Detail: b}
+	}
+	return out, nil
+}
+
+// verifyEnv is a check's environment: the caller's (never the daemon's),
+// plus BINKY_<SVC>_URL for each exposed service (and
+// BINKY_<SVC>_DIRECT_URL, its http://127.0.0.1:<port>, for one that listens
+// on a port of the world's block), BINKY_ENV_JSON holding
+// what `binky env` prints, and BINKY_HOME, so a check can drive this
+// world's daemon (`binky env`, `binky status`). Verify commands are the
+// only processes binky gives BINKY_HOME (SECURITY.md).
+func verifyEnv(rec *registry.Worktree, r api.EnvResult, caller map[string]string, home string) []string {
+	m := callerBase(caller)
+	m["BINKY_HOME"] = home
+	for k, v := range api.EnvVars(r) {
+		m[k] = v
+	}
+	b, _ := json.Marshal(r.Env)
+	m["BINKY_ENV_JSON"] = string(b)
+	m["BINKY_PROJECT"] = rec.Project
+	m["BINKY_WORKTREE"] = rec.Name
+	m["BINKY_WORKTREE_PATH"] = rec.Path
+	return environ(m)
+}
+
+// verifyCoords is what tokens in verify commands render from: the world's
+// ports, URLs and slices, and the ${env.NAME} values the verify commands
+// themselves reference (from the caller, then the project's env_file).
+func (d *Engine) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *config.Config, caller map[string]string) (map[string]string, error) {
+	envVals, err := resolveEnv(&config.Config{Project: cfg.Project, Agents: cfg.Agents}, rec.Path, caller)
+	if err != nil {
+		return nil, err
+	}
+	d.addSecrets(cfg, envVals)
+	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
+	plan, _ := portPlan(cfg, lo)
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
+		env: envVals, caller: caller, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
+	svcs, err := d.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, sv := range svcs {
+		if sv.Kind == registry.KindAdapter && sv.Address != "" {
+			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
+		}
+	}
+	return w.coords(), nil
+}
+
+// verifyService names verify runs in process markers and events
+// ("<world marker>verify#verify"); a service of that name is still told
+// apart, its markers carry no "#verify".
+const verifyService = "verify"
+
+// runCheck runs one verify command, streaming its output, and returns its
+// exit code (-1 when it could not run or was killed).
+func (d *Engine) runCheck(ctx context.Context, rec *registry.Worktree, i int, command string, env []string, s *stream) int {
+	// Marked as the world's, in a group of its own: down and remove end a
+	// check still running, and a daemon that starts ends one a killed
+	// daemon left (nothing else would). runMarked gives each pipe one
+	// redacting stream, so a secret that two reads split is masked whole.
+	return d.runMarked(shellCommand(ctx, command), rec, env, verifyService, i, s)
+}
+
+// chunkWriter streams a command's output to the caller as output frames.
+type chunkWriter struct {
+	mu     sync.Mutex
+	s      *stream
+	check  int
+	name   string
+	redact func(string) string
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.s.output(w.check, w.name, w.redact(string(p)))
+	return len(p), nil
+}
+
+// VerifyOf is a recorded verify run as status shows it.
+func VerifyOf(v *registry.VerifyRun) *api.Verify {
+	out := &api.Verify{Passed: v.Passed, Commit: v.Commit, Dirty: v.Dirty, At: v.StartedAt, Duration: v.Duration.Milliseconds()}
+	for _, c := range v.Checks {
+		out.Checks = append(out.Checks, api.Check{Cmd: c.Cmd, ExitCode: c.ExitCode, Duration: c.Duration.Milliseconds(), Passed: c.Passed})
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package world
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/warm"
+	"github.com/binkyhq/binky/host/worktree"
+)
+
+// setupService is the name [worktree] setup is logged under
+// (logs/<project>/<worktree>/setup.log) and marked with.
+const setupService = "setup"
+
+// warmWorktree makes a world's worktree warm before anything of the world
+// starts (docs/warm.md): [worktree] copy once per worktree, then
+// [worktree] setup when its commands or the content of its inputs changed
+// since its last success. Both are remembered in $BINKY_HOME/warm, so a
+// second up does neither, and a worktree removed and made again under the
+// same name starts over.
+func (d *Engine) warmWorktree(ctx context.Context, s *stream, w *world, rec *registry.Worktree) error {
+	wc := &w.cfg.Worktree
+	if len(wc.Copy) == 0 && len(wc.Setup) == 0 {
+		return nil
+	}
+	if err := d.copyOnce(ctx, s, w.cfg, rec); err != nil {
+		return err
+	}
+	if len(wc.Setup) == 0 {
+		return nil
+	}
+	store := warm.NewStore(d.home)
+	r, err := store.Get(rec.Project, rec.Name, rec.Path)
+	if err != nil {
+		return err
+	}
+	sum, _, err := warm.SetupSum(rec.Path, wc.Setup, wc.Inputs)
+	if err != nil {
+		return api.Errorf(api.CodeInvalid, "set up worktree %s: %v", rec.Name, err)
+	}
+	if sum == r.SetupSum {
+		return nil
+	}
+	why := "first run in this worktree"
+	if r.SetupSum != "" {
+		why = "its commands or inputs changed"
+	}
+	s.progress("setup", setupService, why)
+	// A setup an earlier daemon started and was killed during would run
+	// beside this one (two `pnpm install` in one tree): end it first.
+	if err := d.endPriorRun(s, rec, setupService, setupService); err != nil {
+		return api.Errorf(api.CodeFailed, "%v", err)
+	}
+	if err := d.runSetup(ctx, w, rec); err != nil {
+		return err
+	}
+	r.SetupSum, r.SetupAt = sum, time.Now().UTC()
+	return store.Put(rec.Project, rec.Name, r)
+}
+
+// copyOnce runs [worktree] copy once per worktree. up calls it before it
+// reads env files, so a copied .env is the one read.
+func (d *Engine) copyOnce(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree) error {
+	if len(cfg.Worktree.Copy) == 0 {
+		return nil
+	}
+	store := warm.NewStore(d.home)
+	r, err := store.Get(rec.Project, rec.Name, rec.Path)
+	if err != nil || !r.Copied.IsZero() {
+		return err
+	}
+	if err := d.warmCopy(ctx, s, cfg, rec); err != nil {
+		return err
+	}
+	r.Copied = time.Now().UTC()
+	return store.Put(rec.Project, rec.Name, r)
+}
+
+// warmCopy copies [worktree] copy from the main worktree, or copy_from's,
+// into the world's worktree.
+func (d *Engine) warmCopy(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree) error {
+	wc := &cfg.Worktree
+	src := rec.Repo
+	if wc.CopyFrom != "" {
+		repo, err := worktree.Open(ctx, rec.Path)
+		if err != nil {
+			return api.Errorf(api.CodeInvalid, "find the worktree of copy_from %q: %v", wc.CopyFrom, err)
+		}
+		from, ok, err := repo.ForBranch(ctx, wc.CopyFrom)
+		if err != nil {
+			return api.Errorf(api.CodeInvalid, "find the worktree of copy_from %q: %v", wc.CopyFrom, err)
+		}
+		if !ok {
+			return api.Errorf(api.CodeInvalid, "[worktree] copy_from names branch %q, which no worktree has checked out: run binky up %s first, or remove copy_from to copy from the main worktree", wc.CopyFrom, wc.CopyFrom)
+		}
+		src = from.Path
+	}
+	if src == "" || SamePath(src, rec.Path) {
+		return nil
+	}
+	s.progress("copy", "", "from "+src)
+	res, err := warm.Copy(ctx, src, rec.Path, wc.Copy, warm.Options{
+		Progress: func(p warm.Progress) {
+			if p.Done {
+				return
+			}
+			s.progress("copy", "", fmt.Sprintf("%s: %d of %d files, %s of %s (%s)", p.Path, p.Files, p.TotalFiles, warmSize(p.Bytes), warmSize(p.TotalBytes), p.Mode))
+		},
+	})
+	if err != nil {
+		code := api.CodeFailed
+		if errors.Is(err, warm.ErrTracked) || errors.Is(err, warm.ErrEscape) {
+			code = api.CodeInvalid
+		}
+		return api.Errorf(code, "copy [worktree] paths into %s: %v", rec.Path, err)
+	}
+	msg := "nothing to copy"
+	if len(res.Copied) > 0 {
+		msg = fmt.Sprintf("%s: %d files, %s (%s)", strings.Join(res.Copied, ", "), res.Files, warmSize(res.Bytes), res.Mode())
+	}
+	if len(res.Kept) > 0 {
+		msg += "; already there, kept: " + strings.Join(res.Kept, ", ")
+	}
+	s.progress("copy", "", msg)
+	return nil
+}
+
+// runSetup runs each [worktree] setup command in the worktree, in its own
+// process group marked as the world's, with the caller's environment, the
+// world's coordinates (tokens through variables, never pasted into the
+// command) and a time limit; output goes redacted to setup.log, and a
+// failure carries its last lines.
+func (d *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree) error {
+	wc := &w.cfg.Worktree
+	logPath := filepath.Join(d.logDir(rec.Project, rec.Name), setupService+".log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open log of setup: %w", err)
+	}
+	defer logf.Close()
+	base := callerBase(w.caller)
+	base["BINKY_PROJECT"] = rec.Project
+	base["BINKY_WORKTREE"] = rec.Name
+	base["BINKY_WORKTREE_PATH"] = rec.Path
+	env := append(environ(base), supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, setupService, setupService))
+	coords := w.coords()
+	limit := wc.SetupTimeout()
+	for i, command := range wc.Setup {
+		run := w.renderCmd(command, "", coords)
+		fmt.Fprintf(logf, "--- binky: setup[%d] at %s: %s\n", i, time.Now().Format(time.RFC3339), d.redact.String(command))
+		var tail bytes.Buffer
+		err := func() error {
+			ctx, cancel := context.WithTimeout(ctx, limit)
+			defer cancel()
+			cmd := shellCommand(ctx, run.Command)
+			cmd.Dir = rec.Path
+			cmd.Env = withVars(env, run.Env)
+			groupHook(cmd)
+			out := d.redact.Writer(logf)
+			cmd.Stdout = &teeTail{w: out, tail: &tail}
+			cmd.Stderr = cmd.Stdout
+			cmd.WaitDelay = 5 * time.Second
+			runErr := cmd.Run()
+			out.Close()
+			if ctx.Err() == context.DeadlineExceeded {
+				runErr = fmt.Errorf("stopped after %s, its time limit (set timeout in [worktree] to allow more)", limit)
+			}
+			return runErr
+		}()
+		if err != nil {
+			fmt.Fprintf(logf, "--- binky: setup[%d] failed: %v\n", i, err)
+			msg := fmt.Sprintf("setup of worktree %s failed: %q (%v); fix it and run binky up again (it runs again until it succeeds); last lines of %s:\n%s",
+				rec.Name, command, err, logPath, lastLines(strings.Split(strings.TrimRight(tail.String(), "\n"), "\n"), 20))
+			return api.Errorf(api.CodeFailed, "%s", d.redact.String(msg))
+		}
+	}
+	return nil
+}
+
+// warmSize renders a byte count for progress lines.
+func warmSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

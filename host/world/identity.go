@@ -1,0 +1,139 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/worktree"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// checkOwner refuses a repository that claims a project name another
+// repository's worlds hold: a world belongs to one repository, and two
+// clones with one [project] name would otherwise act on each other's
+// worlds.
+func (d *Engine) checkOwner(ctx context.Context, project, root string) error {
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if rec.Project != project || rec.Repo == "" || SamePath(rec.Repo, root) {
+			continue
+		}
+		hint := fmt.Sprintf("give this repository its own name ([project] name in %s), or remove the other repository's worlds first (binky status lists them)", filepath.Join(root, "binky.toml"))
+		if _, err := os.Stat(rec.Repo); err != nil {
+			hint = fmt.Sprintf("that repository is gone from disk; remove its worlds (binky remove %s --force, and the others binky status lists), or give this repository its own name ([project] name in %s)", rec.Name, filepath.Join(root, "binky.toml"))
+		}
+		return api.Errorf(api.CodeConflict, "project %q belongs to the repository at %s (world %s), not to %s: %s", project, rec.Repo, rec.Name, root, hint)
+	}
+	return nil
+}
+
+// SamePath compares two directories after cleaning and resolving links.
+func SamePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// ensureWorktree finds or creates the worktree a request means.
+func (d *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.UpArgs, cfg *config.Config) (worktree.Worktree, bool, error) {
+	if a.Branch == "" {
+		wt, err := worktree.Current(ctx, a.Dir)
+		if err != nil {
+			return wt, false, api.Errorf(api.CodeInvalid, "%v", err)
+		}
+		return wt, false, nil
+	}
+	dir := cfg.Project.WorktreeDir
+	if dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(repo.Root, dir)
+	}
+	m := d.repoLock(repo.Root)
+	m.Lock()
+	defer m.Unlock()
+	wt, created, err := repo.Ensure(ctx, a.Branch, dir)
+	if err != nil {
+		return wt, false, api.Errorf(api.CodeInvalid, "%v", err)
+	}
+	return wt, created, nil
+}
+
+// worktreeName is the world's name: from its branch, or its directory when
+// it has none (detached HEAD).
+func worktreeName(wt worktree.Worktree) string {
+	if wt.Branch != "" {
+		return names.Worktree(wt.Branch)
+	}
+	return names.Worktree(filepath.Base(wt.Path))
+}
+
+// branchWorldName is the name of the world of a branch: the name recorded
+// for the branch in this project when it has a world (recorded names
+// never change), else the branch folded, with the hash suffix only when
+// another branch of the repository or another world claims the same name
+// (names.WorktreeAmong). Without a branch (detached HEAD) it is
+// worktreeName.
+func (d *Engine) branchWorldName(ctx context.Context, repo *worktree.Repo, project string, wt worktree.Worktree) (string, error) {
+	if wt.Branch == "" {
+		return worktreeName(wt), nil
+	}
+	recs, err := d.reg.Worktrees(ctx)
+	if err != nil {
+		return "", err
+	}
+	held := map[string]string{}
+	for _, r := range recs {
+		if r.Project != project {
+			continue
+		}
+		if r.Branch == wt.Branch && (SamePath(r.Path, wt.Path) || r.Repo == "" || SamePath(r.Repo, repo.Root)) {
+			return r.Name, nil
+		}
+		held[r.Name] = r.Branch
+	}
+	branches, err := repo.Branches(ctx)
+	if err != nil {
+		return "", api.Errorf(api.CodeFailed, "name the world of %s: %v", wt.Branch, err)
+	}
+	name := names.WorktreeAmong(wt.Branch, branches, func(n string) (string, bool) { b, ok := held[n]; return b, ok })
+	if b, ok := held[name]; ok && b != wt.Branch {
+		return "", api.Errorf(api.CodeConflict, "branch %s would be named %s, which world of branch %s holds: rename one of the branches", wt.Branch, name, b)
+	}
+	return name, nil
+}
+
+// LoadConfig reads a binky.toml, turning its errors into the same lines
+// `binky check` prints.
+func LoadConfig(path string) (*config.Config, error) {
+	return LoadConfigContext(context.Background(), path)
+}
+
+// LoadConfigContext is loadConfig, abandoned when ctx ends (a caller that
+// went away). config's size, depth and entry limits bound what parsing a
+// worktree's file can cost the daemon.
+func LoadConfigContext(ctx context.Context, path string) (*config.Config, error) {
+	cfg, diags, err := config.LoadContext(ctx, path)
+	if err != nil {
+		return nil, api.Errorf(api.CodeInvalid, "%v", err)
+	}
+	if diags.HasErrors() {
+		var lines []string
+		for _, dg := range diags {
+			if dg.Severity == config.SeverityError {
+				lines = append(lines, dg.String())
+			}
+		}
+		return nil, api.Errorf(api.CodeInvalid, "binky.toml has errors (run `binky check`):\n%s", strings.Join(lines, "\n"))
+	}
+	return cfg, nil
+}

@@ -5,6 +5,7 @@ package sqliteadapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -20,14 +21,20 @@ const shareAll = windows.FILE_SHARE_READ | windows.FILE_SHARE_WRITE | windows.FI
 // FILE_SHARE_DELETE besides read and write sharing, so that a handle the
 // adapter holds never stops another process from destroying or replacing
 // the slice. flag is os.O_RDONLY, os.O_WRONLY or os.O_RDWR, with
-// os.O_CREATE, os.O_EXCL and os.O_TRUNC as os.OpenFile reads them; perm is
-// ignored (ACLs, not modes, guard files on Windows). The handle is not
-// inheritable, as os.OpenFile's are not.
+// os.O_CREATE and os.O_EXCL as os.OpenFile reads them (any other flag is
+// refused); perm is ignored (ACLs, not modes, guard files on Windows). As
+// with os.OpenFile, a directory opens for reading, an exclusive create does
+// not follow a link, and the handle is not inheritable.
 func openShared(path string, flag int, _ os.FileMode) (*os.File, error) {
+	const known = os.O_RDONLY | os.O_WRONLY | os.O_RDWR | os.O_CREATE | os.O_EXCL
+	if flag&^known != 0 {
+		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("openShared does not take flags %#x", flag&^known)}
+	}
 	p, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	attrs := uint32(windows.FILE_ATTRIBUTE_NORMAL)
 	var access uint32
 	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
 	case os.O_WRONLY:
@@ -36,21 +43,19 @@ func openShared(path string, flag int, _ os.FileMode) (*os.File, error) {
 		access = windows.GENERIC_READ | windows.GENERIC_WRITE
 	default:
 		access = windows.GENERIC_READ
+		attrs |= windows.FILE_FLAG_BACKUP_SEMANTICS
 	}
 	var disposition uint32
 	switch {
 	case flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL:
 		disposition = windows.CREATE_NEW
-	case flag&(os.O_CREATE|os.O_TRUNC) == os.O_CREATE|os.O_TRUNC:
-		disposition = windows.CREATE_ALWAYS
+		attrs |= windows.FILE_FLAG_OPEN_REPARSE_POINT
 	case flag&os.O_CREATE != 0:
 		disposition = windows.OPEN_ALWAYS
-	case flag&os.O_TRUNC != 0:
-		disposition = windows.TRUNCATE_EXISTING
 	default:
 		disposition = windows.OPEN_EXISTING
 	}
-	h, err := windows.CreateFile(p, access, shareAll, nil, disposition, windows.FILE_ATTRIBUTE_NORMAL, 0)
+	h, err := windows.CreateFile(p, access, shareAll, nil, disposition, attrs, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}

@@ -42,7 +42,7 @@ func claimWhat(db string) string { return fmt.Sprintf("sqlite database %s", db) 
 // (trimmed), and whether the file exists.
 func readClaim(db string) (text string, exists bool, err error) {
 	p := claimPath(db)
-	f, err := os.Open(p)
+	f, err := openShared(p, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}
@@ -154,7 +154,7 @@ func writeClaim(p, text string, create bool) error {
 	}
 	// The filesystem has no hard links: create the file exclusively and
 	// write it in place.
-	out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := openShared(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return err

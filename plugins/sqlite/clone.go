@@ -78,7 +78,7 @@ func cloneFile(ctx context.Context, src, dst string) (method string, err error) 
 	if err := settle(ctx, copyPath); err != nil {
 		return "", err
 	}
-	if err := removeDB(dst); err != nil {
+	if err := removeDB(ctx, dst); err != nil {
 		return "", fmt.Errorf("remove the old slice: %w", err)
 	}
 	if err := os.Rename(copyPath, dst); err != nil {

@@ -8,8 +8,10 @@ import (
 
 // copyFile creates dst as a copy of src: a reflink where the filesystem
 // supports one, else a byte copy. It returns MethodReflink or MethodCopy.
+// Both files are opened shared for deletion (openShared), so the copy
+// never stops another process from removing or replacing either.
 func copyFile(dst, src string) (string, error) {
-	in, err := os.Open(src)
+	in, err := openShared(src, os.O_RDONLY, 0)
 	if err != nil {
 		return "", fmt.Errorf("open %s: %w", src, err)
 	}
@@ -21,7 +23,7 @@ func copyFile(dst, src string) (string, error) {
 	if err := reflink(dst, src, fi.Mode().Perm()); err == nil {
 		return MethodReflink, nil
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	out, err := openShared(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
 	if err != nil {
 		return "", fmt.Errorf("create %s: %w", dst, err)
 	}

@@ -19,4 +19,11 @@
 // moves the copy into place, and every verb refuses with code "conflict" a
 // slice, or a clone source, another home claimed, before touching it;
 // destroy removes the claim last.
+//
+// On Windows every handle the adapter opens itself on a slice's files
+// shares their deletion (openShared), and destroy, like a clone replacing
+// a slice, removes nothing while another process holds one of its files
+// open without FILE_SHARE_DELETE: after a short wait it refuses with code
+// conflict, naming the file and, where Windows' Restart Manager tells, the
+// process (inuse_windows.go).
 package sqliteadapter

@@ -112,7 +112,7 @@ func address(path string) string {
 // -journal companions, then its owner claim. A slice another binky home
 // claimed is refused before anything is removed; a slice already gone is
 // fine.
-func (*SQLite) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+func (*SQLite) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	_, path, err := slicePath(&req.Target)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func (*SQLite) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.Destroy
 	if err := checkClaim(&req.Target, path); err != nil {
 		return nil, claimErr("destroy", req.Slice, err)
 	}
-	if err := removeDB(path); err != nil {
+	if err := removeDB(ctx, path); err != nil {
 		return nil, fmt.Errorf("destroy sqlite slice %q: %w", req.Slice, err)
 	}
 	// The claim goes last, so a destroy that fails half-way leaves what is
@@ -134,9 +134,24 @@ func (*SQLite) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.Destroy
 // removeDB removes a database file and its companions, the main file last,
 // so that a half-done removal never leaves a stale WAL for a new database
 // of the same name to replay.
-func removeDB(path string) error {
+//
+// On Windows a file another process opened without FILE_SHARE_DELETE (as
+// SQLite opens every database) cannot be removed. removeDB first takes a
+// handle for deletion on every file that exists, waiting up to
+// inUseWait for a holder to close it, and removes nothing until it has them
+// all: a slice in use is left whole, refused with code conflict naming the
+// file and, where Windows tells, the process that holds it; its claim
+// stays, so the next destroy finishes. Held handles also keep any new
+// opener out until the files are gone. Unix removes at once.
+func removeDB(ctx context.Context, path string) error {
+	files := []string{path + "-wal", path + "-shm", path + "-journal", path}
+	release, err := holdForRemoval(ctx, files)
+	if err != nil {
+		return err
+	}
+	defer release()
 	var errs []error
-	for _, p := range []string{path + "-wal", path + "-shm", path + "-journal", path} {
+	for _, p := range files {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}

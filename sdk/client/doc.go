@@ -8,7 +8,11 @@
 //     and the adapter reaped.
 //   - RPC: the same binary started by go-plugin (sdk.Handshake, net/rpc) and
 //     kept alive as a Session for a batch of calls, its socket in a
-//     directory of the Session's own that is removed when it ends.
+//     directory of the Session's own that is removed when it ends. The
+//     connection is mutual TLS (go-plugin's AutoMTLS) on every platform;
+//     on Windows, where go-plugin listens on loopback TCP, the adapter
+//     takes a port in RPCMinPort–RPCMaxPort, outside binky's default
+//     world range.
 //
 // Both tiers carry byte-identical JSON requests and replies, validated by the
 // same rules. Errors name the binary, the call and, for a malformed reply,

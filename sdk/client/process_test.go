@@ -80,6 +80,9 @@ func runHost() int {
 
 func runFake(mode string) int {
 	a := echo{hang: mode == "hang"}
+	if mode == "env" {
+		sdk.Run(envAdapter{a})
+	}
 	if mode == "run" {
 		sdk.Run(a) // as a real adapter's main is
 	}

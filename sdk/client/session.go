@@ -24,6 +24,24 @@ const defaultStart = time.Minute
 // Control.Quit) before its process group is killed.
 const closeGrace = 3 * time.Second
 
+// RPCMinPort and RPCMaxPort bound the loopback TCP port an RPC adapter
+// listens on where go-plugin has no Unix socket (Windows; go-plugin takes
+// the first free port from the bottom). go-plugin's own default,
+// 10000–25000, overlaps binky's default world range, 20000–29999
+// (host/ports), so an adapter could hold a stopped world's port when the
+// world comes back up. This range sits at the top of the registered ports,
+// just below Windows' dynamic range 49152–65535, from which Windows takes
+// the local ports of outgoing connections (and Hyper-V and WSL reserve
+// their excluded ranges), so those never crowd it out; it is clear of
+// Kubernetes' NodePort range 30000–32767 (Docker Desktop publishes it on
+// localhost) and of the 42000–43000 binky doctor proposes for a project.
+// Each running adapter takes one port; one that is held is skipped. Unix
+// ignores the range.
+const (
+	RPCMinPort = 48000
+	RPCMaxPort = 49151
+)
+
 // ErrSessionClosed is returned by a call on a session that was closed, or
 // killed after a call timed out.
 var ErrSessionClosed = errors.New("adapter RPC session is closed")
@@ -82,6 +100,17 @@ func (b *Binary) StartRPC(ctx context.Context) (*Session, error) {
 		SyncStderr:       stderr,
 		SkipHostEnv:      true,
 		StartTimeout:     startTimeout,
+		// Only this client may talk to the adapter: each side makes a
+		// one-time certificate and refuses a connection without the
+		// other's. It matters on Windows, where go-plugin listens on
+		// loopback TCP that any local process can reach; on Unix the
+		// socket sits in a 0700 directory already, and the same mTLS runs
+		// there too, so Linux tests cover the path Windows takes.
+		AutoMTLS: true,
+		// go-plugin appends PLUGIN_MIN_PORT/PLUGIN_MAX_PORT after cmd.Env,
+		// so the range is set here, not in the environment.
+		MinPort: RPCMinPort,
+		MaxPort: RPCMaxPort,
 	})
 	s := &Session{bin: b, pc: pc, cmd: cmd, stderr: stderr, sockDir: sockDir}
 

@@ -188,21 +188,28 @@ func (j *Job) adopt(pid uint32) error {
 }
 
 // Run runs cmd (not started yet) in an unnamed job that kills on close, and
-// waits for it: when it ends, or the daemon dies, whatever it started
-// ends too. A cmd made by exec.CommandContext is cancelled by terminating
-// the whole job. When no job can be made (a parent job that forbids
-// nesting, on Windows before 8), cmd runs as cmd.Run would.
+// waits for it: when it exits, whatever it started is ended at once (so no
+// leftover holds its output open), and if the daemon dies first, the job
+// dies with it. A cmd made by exec.CommandContext is cancelled by
+// terminating the whole job. When no job can be made (a parent job that
+// forbids nesting, on Windows before 8), cmd runs as cmd.Run would.
 func Run(cmd *exec.Cmd) error {
 	j, err := Create("", true)
 	if err != nil {
 		return cmd.Run()
 	}
-	defer j.Close()        // kills what is left
+	defer j.Close()
 	if cmd.Cancel != nil { // set only by exec.CommandContext
 		cmd.Cancel = func() error { return j.Terminate(1) }
 	}
 	if err := j.Start(cmd); err != nil {
 		return err
+	}
+	// Our unreaped child: its pid names it until Wait.
+	if h, err := windows.OpenProcess(windows.SYNCHRONIZE, false, uint32(cmd.Process.Pid)); err == nil {
+		windows.WaitForSingleObject(h, windows.INFINITE)
+		windows.CloseHandle(h)
+		j.Terminate(1) // the leftovers; the command's own exit code stays
 	}
 	return cmd.Wait()
 }

@@ -268,6 +268,9 @@ func (d *decoder) stopSignal(v any, path []string) string {
 		d.errorf(path, "use one of SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGKILL, SIGUSR1, SIGUSR2", "stop_signal %s is not a signal binky can send", quote(s))
 		return ""
 	}
+	if note := stopSignalNote("SIG" + n); note != "" {
+		d.notef(path, "%s", note)
+	}
 	return "SIG" + n
 }
 

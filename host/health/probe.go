@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/binkyhq/binky/host/internal/winjob"
 )
 
 // Defaults applied when a Probe leaves Timeout or Interval at zero.
@@ -200,8 +202,10 @@ func checkExec(ctx context.Context, p Probe) error {
 	cmd.Stderr = &out
 	// Cancel kills the whole group (see the platform files), and WaitDelay
 	// stops Wait from hanging on a grandchild that still holds the output.
+	// On Windows the probe runs in a job that ends with it (winjob.Run;
+	// elsewhere that is cmd.Run).
 	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	err := winjob.Run(cmd)
 	if err == nil {
 		return nil
 	}

@@ -10,7 +10,8 @@ import (
 
 // Adopt takes over processes recorded by an earlier daemon, one result per
 // record, in order. A process still running with the recorded start time is
-// supervised again, its exit learnt through a pidfd. A recorded pid that now
+// supervised again, its exit learnt through a pidfd (a process handle on
+// Windows). A recorded pid that now
 // belongs to another process is marked lost and never signalled. A process
 // that died while no daemon watched is reported as exited (exit code
 // unknown) and its restart policy applied once: on-failure and always start
@@ -45,7 +46,7 @@ func (s *Supervisor) adoptOne(rec Record) AdoptResult {
 		res.Err = fmt.Errorf("adopt %s: recorded pid %d, group %d: not a service process", rec.Key, rec.Pid, rec.Pgid)
 		return res
 	case !adoptionSupported:
-		res.Err = fmt.Errorf("adopt %s: re-adopting needs linux (/proc and pidfd), not %s: %w", rec.Key, runtime.GOOS, errors.ErrUnsupported)
+		res.Err = fmt.Errorf("adopt %s: re-adopting needs linux (/proc and pidfd) or windows (job objects), not %s: %w", rec.Key, runtime.GOOS, errors.ErrUnsupported)
 		return res
 	}
 	u, err := s.claim(spec)
@@ -97,6 +98,7 @@ func (s *Supervisor) adoptRunning(u *unit, spec Spec, rec Record, st procStat, w
 	r := newRun(rec.Pid, pgid, rec.StartTime)
 	r.adopted = true
 	r.watch = w
+	r.sys = adoptedSys(spec.Key)
 	close(r.healthDone) // it was healthy enough to be recorded; no re-probe
 	go func() {
 		if err := w.wait(); err == nil {

@@ -167,9 +167,15 @@ func TestFollowWaitsForTheLog(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "logs", "later.log")
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	got := make(chan string, 10)
-	go func() { _ = Follow(ctx, path, 10, func(l string) error { got <- l; return nil }) }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = Follow(ctx, path, 10, func(l string) error { got <- l; return nil })
+	}()
+	// Follow lets go of the log before the directory is removed (Windows
+	// cannot remove an open file's directory).
+	defer func() { cancel(); <-done }()
 	time.Sleep(50 * time.Millisecond)
 	appendFile(t, path, "first\n")
 	select {

@@ -18,6 +18,7 @@ type run struct {
 	adopted   bool
 	watch     *pidWatch // adopted runs: how the exit is learnt
 	cgroup    string    // the cgroup it was started in ("" when none): its processes are the service's
+	sys       runSys    // what the platform holds for it (Windows: the service's job)
 
 	exited chan struct{} // closed once the process has ended
 	exit   Exit          // Pid, Code, Signal, Err; valid once exited is closed
@@ -66,6 +67,7 @@ func (r *run) release() {
 	if r.watch != nil {
 		r.watch.close()
 	}
+	r.sys.close()
 }
 
 // spawn starts one process of the service. Its output goes straight to the
@@ -97,7 +99,7 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 	if cgErr != nil {
 		u.log.Warn("cannot use the world's cgroup; tracking by process group only", "error", cgErr)
 	}
-	err = cmd.Start()
+	sys, err := startProcess(cmd, spec.Key)
 	done()
 	inCgroup := err == nil && usedCgroup(cmd.SysProcAttr)
 	if err != nil && usedCgroup(cmd.SysProcAttr) {
@@ -106,7 +108,7 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 		cmd = exec.Command(args[0], args[1:]...)
 		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = spec.Dir, spec.env(), f, f
 		cmd.SysProcAttr = sysProcAttr(spec.Command)
-		err = cmd.Start()
+		sys, err = startProcess(cmd, spec.Key)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Key, err)
@@ -118,6 +120,7 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 		u.log.Warn("no start time recorded; the process cannot be re-adopted", "pid", pid, "error", err)
 	}
 	r := newRun(pid, pid, st)
+	r.sys = sys
 	if inCgroup {
 		if cg := cgroupOf(pid); cg != "" && cg != "/" {
 			r.cgroup = cg // the world's cgroup, which it was cloned into

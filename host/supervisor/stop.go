@@ -15,53 +15,20 @@ import (
 const killWait = 5 * time.Second
 
 // terminate ends what is left of run r's process group: the stop signal,
-// then SIGKILL after StopTimeout. It returns once no live process is left in
-// the group and the leader's exit has been collected.
+// then SIGKILL after StopTimeout (endGroup, per platform). It returns once
+// no live process is left in the group and the leader's exit has been
+// collected.
 func (s *Supervisor) terminate(spec Spec, r *run) error {
 	if r.pid == 0 {
 		return nil
 	}
-	var errs []error
-	if groupAlive(r.pgid) {
-		sig, _ := ParseSignal(spec.StopSignal) // checked by normalize
-		if err := signalGroup(r.pgid, sig); err != nil {
-			errs = append(errs, err)
-		}
-		if !waitGone(r.pgid, spec.StopTimeout) {
-			if err := signalGroup(r.pgid, killSignal); err != nil {
-				errs = append(errs, err)
-			}
-			if !waitGone(r.pgid, killWait) {
-				errs = append(errs, fmt.Errorf("process group %d still has live processes %v after SIGKILL", r.pgid, groupMembers(r.pgid)))
-			}
-		}
-	}
+	errs := endGroup(spec, r)
 	select {
 	case <-r.exited:
 	case <-time.After(killWait):
 		errs = append(errs, fmt.Errorf("pid %d: exit not seen %s after its group was gone", r.pid, killWait))
 	}
 	return errors.Join(errs...)
-}
-
-// waitGone waits up to d for group pgid to have no live process. Stopping is
-// the one place the supervisor polls: members other than the leader are not
-// our children and give no exit notification. The interval grows from 5ms to
-// 100ms.
-func waitGone(pgid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	step := 5 * time.Millisecond
-	for {
-		if !groupAlive(pgid) {
-			return true
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		time.Sleep(min(step, left))
-		step = min(step*2, 100*time.Millisecond)
-	}
 }
 
 // exitOr is r's exit once collected, else a stand-in saying it was not.
@@ -116,19 +83,14 @@ func joinPids(pids []int) string {
 }
 
 // reapLeftovers ends the processes left in the group of a leader that died
-// while the daemon was down. The group id may have been reused since, so only
-// members carrying this service's marker are signalled, one by one.
+// while the daemon was down (groupLeftovers: those that surely are the
+// service's), one by one.
 func (s *Supervisor) reapLeftovers(spec Spec, pgid int) {
 	if pgid <= 1 {
 		return
 	}
-	marked := markedProcesses(spec.Key.Marker())
-	var pids []int
-	for _, p := range groupMembers(pgid) {
-		if slices.Contains(marked, p) {
-			pids = append(pids, p)
-		}
-	}
+	marker := spec.Key.Marker()
+	pids := groupLeftovers(marker, pgid)
 	if len(pids) == 0 {
 		return
 	}
@@ -138,7 +100,7 @@ func (s *Supervisor) reapLeftovers(spec Spec, pgid int) {
 	}
 	deadline := time.Now().Add(spec.StopTimeout)
 	for time.Now().Before(deadline) {
-		if !anyInGroup(pgid, pids) {
+		if !anyLeft(marker, pgid, pids) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -148,8 +110,9 @@ func (s *Supervisor) reapLeftovers(spec Spec, pgid int) {
 	}
 }
 
-func anyInGroup(pgid int, pids []int) bool {
-	for _, p := range groupMembers(pgid) {
+// anyLeft reports whether any of pids is still one of the group's leftovers.
+func anyLeft(marker string, pgid int, pids []int) bool {
+	for _, p := range groupLeftovers(marker, pgid) {
 		if slices.Contains(pids, p) {
 			return true
 		}

@@ -37,7 +37,8 @@ func (s *Supervisor) pause(key Key, stop bool) error {
 // PauseMarked stops (or continues) every live process whose marker starts
 // with prefix (see WorldMarker): what a world runs outside its services'
 // groups, such as a descendant that escaped into a session of its own.
-// Only Linux can find them; elsewhere it does nothing.
+// Linux finds them by environment, Windows in the world's service jobs;
+// elsewhere it does nothing.
 func PauseMarked(prefix string, stop bool) {
 	for _, p := range markedPrefix(prefix) {
 		_ = pausePid(p, stop)

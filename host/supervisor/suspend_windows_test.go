@@ -85,15 +85,18 @@ func TestPauseGroupWindows(t *testing.T) {
 }
 
 // TestParseSignalWindows: every stop_signal host/config accepts also starts
-// on Windows; USR1 and USR2 are taken as SIGTERM.
+// on Windows: SIGKILL is the job's termination, every other one
+// CTRL_BREAK_EVENT (ctrlBreak).
 func TestParseSignalWindows(t *testing.T) {
-	for _, name := range []string{"SIGTERM", "SIGINT", "SIGQUIT", "SIGHUP", "SIGKILL", "SIGUSR1", "SIGUSR2", "usr2"} {
-		if _, err := ParseSignal(name); err != nil {
-			t.Errorf("ParseSignal(%q): %v", name, err)
+	for _, name := range []string{"SIGTERM", "SIGINT", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2", "usr2", "15", "int"} {
+		if sig, err := ParseSignal(name); err != nil || sig != ctrlBreak {
+			t.Errorf("ParseSignal(%q) = %v, %v; want CTRL_BREAK_EVENT (%v)", name, sig, err, ctrlBreak)
 		}
 	}
-	if sig, _ := ParseSignal("SIGUSR1"); sig != syscall.SIGTERM {
-		t.Errorf("ParseSignal(SIGUSR1) = %v; want SIGTERM", sig)
+	for _, name := range []string{"SIGKILL", "kill", "9"} {
+		if sig, err := ParseSignal(name); err != nil || sig != syscall.SIGKILL {
+			t.Errorf("ParseSignal(%q) = %v, %v; want SIGKILL", name, sig, err)
+		}
 	}
 	if _, err := ParseSignal("SIGWINCH"); err == nil {
 		t.Error("ParseSignal(SIGWINCH): no error")

@@ -56,7 +56,7 @@ type Record struct {
 	Spec      Spec
 	Pid       int
 	Pgid      int
-	StartTime uint64 // /proc/<pid>/stat field 22 on Linux; 0 where unknown
+	StartTime uint64 // /proc/<pid>/stat field 22 on Linux, the creation time (100 ns since 1601) on Windows; 0 where unknown
 	// NoRestart adopts a live process but never restarts a dead one: its
 	// world is not meant to be up (down, failed, being removed).
 	NoRestart bool

@@ -29,7 +29,8 @@ func HookMarker(home, project, worktree, service, step string) string {
 // markers with a "#step") of worlds whose marker starts with prefix (a
 // WorldMarker, or a home id and "/" for every world of a home), as pid →
 // marker. A daemon that starts finds here what a killed one left running.
-// Only Linux can tell; elsewhere it is empty.
+// Only Linux can tell (on Windows one-shot runs are in jobs that die with
+// the daemon: host/internal/winjob.Run); elsewhere it is empty.
 func HookRuns(prefix string) map[int]string {
 	out := map[int]string{}
 	for pid, m := range markerValues(prefix) {
@@ -42,7 +43,8 @@ func HookRuns(prefix string) map[int]string {
 
 // MarkedProcesses lists the live processes whose marker starts with prefix
 // (see WorldMarker): what a world still runs, whether or not this
-// supervisor started or adopted it. Only Linux can tell; elsewhere it is
+// supervisor started or adopted it. Linux reads environments; Windows
+// lists the world's service jobs (host/internal/winjob); elsewhere it is
 // empty.
 func MarkedProcesses(prefix string) []int { return markedPrefix(prefix) }
 

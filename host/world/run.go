@@ -10,6 +10,7 @@ import (
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/internal/winjob"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 )
@@ -106,7 +107,7 @@ func (d *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, 
 	stderr := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	err := winjob.Run(cmd)
 	stdout.Close()
 	stderr.Close()
 	if err == nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/internal/winjob"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/sdk"
@@ -315,7 +316,7 @@ func (d *Engine) runHook(ctx context.Context, w *world, rec *registry.Worktree, 
 	cmd.Stdout = &teeTail{w: out, tail: &tail}
 	cmd.Stderr = cmd.Stdout
 	cmd.WaitDelay = 5 * time.Second
-	runErr := cmd.Run()
+	runErr := winjob.Run(cmd)
 	out.Close()
 	if ctx.Err() == context.DeadlineExceeded {
 		runErr = fmt.Errorf("stopped after %s, its time limit (set timeout on the service to allow more)", hookTimeout(svc))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/internal/winjob"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/warm"
@@ -173,7 +174,7 @@ func (d *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree)
 			cmd.Stdout = &teeTail{w: out, tail: &tail}
 			cmd.Stderr = cmd.Stdout
 			cmd.WaitDelay = 5 * time.Second
-			runErr := cmd.Run()
+			runErr := winjob.Run(cmd)
 			out.Close()
 			if ctx.Err() == context.DeadlineExceeded {
 				runErr = fmt.Errorf("stopped after %s, its time limit (set timeout in [worktree] to allow more)", limit)

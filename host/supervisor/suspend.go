@@ -24,7 +24,7 @@ func (s *Supervisor) pause(key Key, stop bool) error {
 	if pgid == 0 {
 		return nil
 	}
-	if err := pauseGroup(pgid, stop); err != nil {
+	if err := pauseService(key, pgid, stop); err != nil {
 		verb := "suspend"
 		if !stop {
 			verb = "resume"

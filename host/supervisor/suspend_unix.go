@@ -4,6 +4,9 @@ package supervisor
 
 import "syscall"
 
+// pauseService stops (or continues) a service's process group.
+func pauseService(_ Key, pgid int, stop bool) error { return pauseGroup(pgid, stop) }
+
 func pauseGroup(pgid int, stop bool) error {
 	if stop {
 		return signalGroup(pgid, syscall.SIGSTOP)

@@ -5,9 +5,12 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/binkyhq/binky/host/internal/winjob"
 )
 
 var (
@@ -15,6 +18,50 @@ var (
 	ntSuspendProcess = ntdll.NewProc("NtSuspendProcess")
 	ntResumeProcess  = ntdll.NewProc("NtResumeProcess")
 )
+
+// pauseService suspends (or resumes) every process in the service's job
+// (winjob.Name of its marker): whatever the service started, however it
+// was started, and nothing else. A process the job lists is suspended
+// once; the list is read again until it holds no new process, so a child
+// started while its parent was being suspended is caught too (a suspended
+// process starts nothing). A process that exits meanwhile is no error.
+// When the job cannot be opened or read (a service started by a binky
+// before jobs), it falls back to the leader's process tree (pauseGroup).
+func pauseService(key Key, pgid int, stop bool) error {
+	j, err := winjob.Open(winjob.Name(key.Marker()))
+	if err != nil {
+		return pauseGroup(pgid, stop)
+	}
+	defer j.Close()
+	done := map[int]bool{os.Getpid(): true}
+	var errs []error
+	for round := 0; round < pauseRounds; round++ {
+		pids, err := j.Pids()
+		if err != nil {
+			if round == 0 {
+				return pauseGroup(pgid, stop)
+			}
+			return errors.Join(append(errs, err)...)
+		}
+		fresh := 0
+		for _, p := range pids {
+			if done[p] {
+				continue
+			}
+			done[p], fresh = true, fresh+1
+			if err := pausePid(p, stop); err != nil && alive(uint32(p)) {
+				errs = append(errs, err)
+			}
+		}
+		if fresh == 0 || !stop {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// pauseRounds bounds how often pauseService reads a job's list again.
+const pauseRounds = 8
 
 // pauseGroup suspends (or resumes) the process tree rooted at pgid, the
 // service's leader (cmd.exe): NtSuspendProcess stops every thread of each

@@ -5,6 +5,7 @@ package supervisor
 import (
 	"context"
 	"os"
+	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
@@ -81,6 +82,122 @@ func TestPauseGroupWindows(t *testing.T) {
 	cmd.Wait()
 	if groupAlive(int(root)) {
 		t.Error("groupAlive after the kill: true")
+	}
+}
+
+// TestHelperAppender appends a byte to $SUP_APPEND every few milliseconds
+// until killed. With $SUP_APPEND_CHILD it first has another of itself
+// append to that file, started through a third that exits at once
+// ($SUP_APPEND_ORPHAN): in a service, that appender is the service's
+// grandchild whose parent is gone, which a process tree walk cannot find
+// and the service's job holds.
+func TestHelperAppender(t *testing.T) {
+	path, orphan := os.Getenv("SUP_APPEND"), os.Getenv("SUP_APPEND_ORPHAN")
+	if path == "" && orphan == "" {
+		t.Skip("runs only as a child process of TestSuspendThroughJobWindows")
+	}
+	start := func(env ...string) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAppender$")
+		cmd.Env = append(os.Environ(), env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if orphan != "" {
+		start("SUP_APPEND="+orphan, "SUP_APPEND_ORPHAN=")
+		os.Exit(0)
+	}
+	if c := os.Getenv("SUP_APPEND_CHILD"); c != "" {
+		start("SUP_APPEND=", "SUP_APPEND_ORPHAN="+c, "SUP_APPEND_CHILD=")
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f.Write([]byte("x"))
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSuspendThroughJobWindows: Suspend stops every process in the
+// service's job, an orphaned descendant too (out of the process tree's
+// reach), and Resume continues them. Progress
+// is measured against a control process outside the service, appending
+// as they do: while it writes, the suspended files do not grow.
+func TestSuspendThroughJobWindows(t *testing.T) {
+	w := newWorld(t)
+	s := newSup(t, newRecorder(), Options{})
+	parent, child, control := w.path("parent.out"), w.path("child.out"), w.path("control.out")
+	// No ^ in the pattern: cmd.exe would take it for its escape.
+	spec := w.spec("api", `"`+os.Args[0]+`" -test.run=TestHelperAppender$`)
+	spec.Env = append(os.Environ(), "SUP_APPEND="+parent, "SUP_APPEND_CHILD="+child)
+	if err := s.Start(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	ctl := exec.Command(os.Args[0], "-test.run=^TestHelperAppender$")
+	ctl.Env = append(os.Environ(), "SUP_APPEND="+control)
+	if err := ctl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctl.Process.Kill()
+		ctl.Wait()
+	})
+	size := func(path string) int64 {
+		st, err := os.Stat(path)
+		if err != nil {
+			return 0
+		}
+		return st.Size()
+	}
+	// waitGrow waits until each of paths is past its size in from.
+	waitGrow := func(what string, from map[string]int64, paths ...string) {
+		t.Helper()
+		deadline := time.Now().Add(hang)
+		for {
+			grown := 0
+			for _, p := range paths {
+				if size(p) > from[p] {
+					grown++
+				}
+			}
+			if grown == len(paths) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the files did not grow within %s", what, hang)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	sizes := func() map[string]int64 {
+		return map[string]int64{parent: size(parent), child: size(child), control: size(control)}
+	}
+	// controlWrites waits for the control process to append n more bytes.
+	controlWrites := func(n int64) {
+		t.Helper()
+		waitGrow("control", map[string]int64{control: size(control) + n - 1}, control)
+	}
+	waitGrow("before suspend", map[string]int64{}, parent, child, control)
+	if err := s.Suspend(spec.Key); err != nil {
+		t.Fatalf("suspend: %v", err)
+	}
+	controlWrites(5) // a write in flight when the suspend came has landed
+	before := sizes()
+	controlWrites(20)
+	after := sizes()
+	for _, p := range []string{parent, child} {
+		if after[p] != before[p] {
+			t.Errorf("suspended, %s grew from %d to %d bytes while the control wrote %d", p, before[p], after[p], after[control]-before[control])
+		}
+	}
+	if err := s.Resume(spec.Key); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	waitGrow("after resume", after, parent, child)
+	if st, _ := s.State(spec.Key); st.Restarts != 0 {
+		t.Errorf("after suspend and resume: %d restarts; want none", st.Restarts)
 	}
 }
 

@@ -166,7 +166,15 @@ func runOnce(ctx context.Context, path, call string, request []byte, env []strin
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	ownGroup(cmd)
-	err = cmd.Start()
+	// On Windows the adapter runs in a job of its own (the group's twin);
+	// closing it ends whatever is left in it.
+	j := newJob()
+	defer j.close()
+	kill := func() {
+		killGroup(cmd)
+		j.kill()
+	}
+	err = j.start(cmd)
 	// The child holds its own copies of these ends now.
 	_ = inR.Close()
 	_ = outW.Close()
@@ -190,7 +198,7 @@ func runOnce(ctx context.Context, path, call string, request []byte, env []strin
 		stdout, tooBig = readLimited(outR, maxMessage)
 		if tooBig {
 			res.tooBig = true
-			killGroup(cmd)
+			kill()
 		}
 	}()
 	stderr := newTail(StderrLimit)
@@ -207,11 +215,11 @@ func runOnce(ctx context.Context, path, call string, request []byte, env []strin
 	case werr = <-waited:
 	case <-ctx.Done():
 		res.timedOut = true
-		killGroup(cmd)
+		kill()
 		werr = <-waited
 	}
-	// Whatever the adapter left running in its group goes now.
-	killGroup(cmd)
+	// Whatever the adapter left running in its group (or job) goes now.
+	kill()
 
 	grace := time.NewTimer(drainGrace)
 	defer grace.Stop()

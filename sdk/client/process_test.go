@@ -21,6 +21,9 @@ import (
 const fakeEnv = "BINKY_CLIENT_FAKE"
 
 func TestMain(m *testing.M) {
+	if p := os.Getenv(grandchildEnv); p != "" { // before fakeEnv: it inherits that
+		os.Exit(runGrandchild(p))
+	}
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(runFake(mode))
 	}
@@ -56,14 +59,21 @@ func (echo) Destroy(context.Context, *sdk.DestroyRequest) (*sdk.DestroyResponse,
 const hostEnv = "BINKY_CLIENT_HOST"
 
 // runHost is the fake host: it starts one RPC session of the fake adapter
-// (built on sdk.Run), prints "<adapter pid> <socket dir>" and waits.
+// (built on sdk.Run), prints "<adapter pid> <socket dir>" and waits. With
+// $BINKY_CLIENT_PIDDIR set the adapter is "spawn", and the host has it
+// start a grandchild and prints its pid third.
 func runHost() int {
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	b := &Binary{Path: self, Env: append(MinimalEnv(os.Environ()), fakeEnv+"=run")}
+	mode, pidDir := "run", os.Getenv(pidDirEnv)
+	env := MinimalEnv(os.Environ())
+	if pidDir != "" {
+		mode, env = "spawn", append(env, pidDirEnv+"="+pidDir)
+	}
+	b := &Binary{Path: self, Env: append(env, fakeEnv+"="+mode)}
 	s, err := b.StartRPC(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -72,6 +82,15 @@ func runHost() int {
 	if _, err := s.CallRaw(context.Background(), sdk.CallDescribe, []byte(`{"protocol":1}`)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if pidDir != "" {
+		r, err := Resolve(context.Background(), s, &sdk.ResolveRequest{Target: sdk.Target{Slice: "a"}})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("%d %s %s\n", s.cmd.Process.Pid, s.sockDir, strings.TrimPrefix(r.Address, "pid://"))
+		time.Sleep(time.Hour)
 	}
 	fmt.Printf("%d %s\n", s.cmd.Process.Pid, s.sockDir)
 	time.Sleep(time.Hour)
@@ -85,6 +104,9 @@ func runFake(mode string) int {
 	}
 	if mode == "run" {
 		sdk.Run(a) // as a real adapter's main is
+	}
+	if mode == "spawn" {
+		sdk.Run(spawner{a})
 	}
 	if len(os.Args) < 2 {
 		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: sdk.Handshake, Plugins: sdk.PluginSet(a)})

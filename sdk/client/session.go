@@ -52,6 +52,7 @@ type Session struct {
 	bin    *Binary
 	pc     *plugin.Client
 	cmd    *exec.Cmd
+	job    *job // Windows: the adapter's kill-on-close job (nil elsewhere)
 	rpc    *sdk.RPCClient
 	stderr *tail
 	// sockDir holds the adapter's go-plugin socket; removed once the
@@ -89,10 +90,9 @@ func (b *Binary) StartRPC(ctx context.Context) (*Session, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	pc := plugin.NewClient(&plugin.ClientConfig{
+	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		Plugins:          sdk.PluginSet(nil),
-		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
 		Logger:           quietPluginLogger{Logger: logger, quiet: filepath.Base(b.Path)},
 		Stderr:           stderr,
@@ -111,8 +111,13 @@ func (b *Binary) StartRPC(ctx context.Context) (*Session, error) {
 		// so the range is set here, not in the environment.
 		MinPort: RPCMinPort,
 		MaxPort: RPCMaxPort,
-	})
-	s := &Session{bin: b, pc: pc, cmd: cmd, stderr: stderr, sockDir: sockDir}
+	}
+	// On Windows the adapter runs in a kill-on-close job of its own: what
+	// it starts dies with it, and it dies with this process.
+	j := newJob()
+	startIn(cfg, cmd, j, sockDir)
+	pc := plugin.NewClient(cfg)
+	s := &Session{bin: b, pc: pc, cmd: cmd, job: j, stderr: stderr, sockDir: sockDir}
 
 	// go-plugin holds the process while it waits for the handshake, so the
 	// start is bounded by StartTimeout (ctx's deadline), not by cancelling.
@@ -209,10 +214,12 @@ func (s *Session) shut(why error) {
 	s.kill()
 }
 
-// kill takes the adapter's whole process group down and reaps it.
+// kill takes the adapter's whole process group (job) down and reaps it.
 func (s *Session) kill() {
 	killGroup(s.cmd)
+	s.job.kill()
 	s.pc.Kill()
+	s.job.close()
 	_ = os.RemoveAll(s.sockDir)
 }
 
@@ -235,10 +242,13 @@ func (s *Session) Close() error {
 	case <-done:
 	case <-t.C:
 		killGroup(s.cmd)
+		s.job.kill()
 		<-done
 	}
-	// Children the adapter left in its group.
+	// Children the adapter left in its group (job).
 	killGroup(s.cmd)
+	s.job.kill()
+	s.job.close()
 	_ = os.RemoveAll(s.sockDir)
 	s.bin.handStderr(s.stderr.take())
 	return nil

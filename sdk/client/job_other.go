@@ -1,0 +1,17 @@
+//go:build !windows
+
+package client
+
+import "os/exec"
+
+// job is Windows' containment (job_windows.go); elsewhere the adapter's
+// process group does its work (proc_unix.go) and a job is always nil.
+type job struct{}
+
+func newJob() *job { return nil }
+
+func (*job) start(cmd *exec.Cmd) error { return cmd.Start() }
+
+func (*job) kill() {}
+
+func (*job) close() {}

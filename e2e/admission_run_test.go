@@ -121,3 +121,42 @@ func TestMCPRunTool(t *testing.T) {
 		t.Errorf("run: isError %v, %+v; want a tool error with exit 3 and the output", r.isError, res)
 	}
 }
+
+// TestVerifyChecksWaitInJobsQueue: a verify check is a heavy command like
+// binky run's, so with [admission] jobs = 1 it waits behind a running job,
+// saying its position and why, and runs once the place is free.
+func TestVerifyChecksWaitInJobsQueue(t *testing.T) {
+	e := newAdmEnv(t, admissionConfig+"\n[agents]\nverify = [\"echo checked > verified\"]\n\n[admission]\njobs = 1\n")
+	e.must("up", "j1")
+	gate := filepath.Join(t.TempDir(), "gate")
+	holder := e.startRun("j1", "sh", "-c", `while [ ! -e "$0" ]; do sleep 0.05; done`, gate)
+	waitFor(t, "the run to hold the only job place", func() bool { return e.jobs().JobsRunning == 1 })
+
+	v := &bgUp{done: make(chan error, 1)}
+	v.cmd = exec.Command(filepath.Join(binDir, "binky"), "verify", "j1")
+	v.cmd.Dir = e.repo
+	v.cmd.Env = append(e.environ(), e.extra...)
+	v.cmd.Stderr = &v.stderr
+	if err := v.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { v.done <- v.cmd.Wait() }()
+	t.Cleanup(func() { v.cmd.Process.Kill() })
+	waitFor(t, "the verify check queued", func() bool {
+		return strings.Contains(v.stderr.String(), "position 1: jobs 1 running (project adm)")
+	})
+	path := e.status().world(t, "j1").Path
+	checked := func() bool { _, err := os.Stat(filepath.Join(path, "verified")); return err == nil }
+	if v.exited() || checked() {
+		t.Fatalf("the verify check ran while a run held the only job place:\n%s", v.stderr.String())
+	}
+	os.WriteFile(gate, nil, 0o644)
+	waitFor(t, "the verify to finish", func() bool { return v.exited() })
+	if err := <-v.done; err != nil {
+		t.Fatalf("verify: %v\n%s", err, v.stderr.String())
+	}
+	if !checked() {
+		t.Errorf("the check did not run in the world's worktree %s", path)
+	}
+	waitFor(t, "the run to finish", func() bool { return holder.exited() })
+}

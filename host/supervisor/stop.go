@@ -31,6 +31,26 @@ func (s *Supervisor) terminate(spec Spec, r *run) error {
 	return errors.Join(errs...)
 }
 
+// pollUntil waits up to d for done to hold. Stopping is the one place the
+// supervisor polls: a group's members other than the leader (a job's
+// processes, on Windows) are not our children and give no exit
+// notification. The interval grows from 5ms to 100ms.
+func pollUntil(d time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(d)
+	step := 5 * time.Millisecond
+	for {
+		if done() {
+			return true
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		time.Sleep(min(step, left))
+		step = min(step*2, 100*time.Millisecond)
+	}
+}
+
 // exitOr is r's exit once collected, else a stand-in saying it was not.
 func (r *run) exitOr() Exit {
 	if r.hasExited() {

@@ -30,24 +30,9 @@ func endGroup(spec Spec, r *run) []error {
 	return errs
 }
 
-// waitGone waits up to d for group pgid to have no live process. Stopping is
-// the one place the supervisor polls: members other than the leader are not
-// our children and give no exit notification. The interval grows from 5ms to
-// 100ms.
+// waitGone waits up to d for group pgid to have no live process.
 func waitGone(pgid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	step := 5 * time.Millisecond
-	for {
-		if !groupAlive(pgid) {
-			return true
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		time.Sleep(min(step, left))
-		step = min(step*2, 100*time.Millisecond)
-	}
+	return pollUntil(d, func() bool { return !groupAlive(pgid) })
 }
 
 // groupLeftovers lists the live members of group pgid that carry marker:

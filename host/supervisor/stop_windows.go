@@ -99,22 +99,9 @@ func endGroup(spec Spec, r *run) []error {
 	return errs
 }
 
-// waitEmpty waits up to d for members to list nothing, polling as waitGone
-// does on Unix (a job's processes are not our children).
+// waitEmpty waits up to d for members to list nothing.
 func waitEmpty(members func() []int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	step := 5 * time.Millisecond
-	for {
-		if len(members()) == 0 {
-			return true
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		time.Sleep(min(step, left))
-		step = min(step*2, 100*time.Millisecond)
-	}
+	return pollUntil(d, func() bool { return len(members()) == 0 })
 }
 
 // groupLeftovers lists what is left in the job of a service whose leader

@@ -17,9 +17,9 @@ func (d *Engine) dataDir(name string) string {
 	impl := d.implementation(context.Background(), name)
 	dir := filepath.Join(d.home, "data", impl)
 	if impl != name {
-		d.dataMoves.get(name).Lock()
+		d.dataMoves.Get(name).Lock()
 		d.migrateDataDir(filepath.Join(d.home, "data", name), dir)
-		d.dataMoves.get(name).Unlock()
+		d.dataMoves.Get(name).Unlock()
 	}
 	return dir
 }

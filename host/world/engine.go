@@ -148,9 +148,7 @@ type KeyedLocks struct {
 }
 
 // Get is key's mutex.
-func (l *KeyedLocks) Get(key string) *sync.Mutex { return l.get(key) }
-
-func (l *KeyedLocks) get(key string) *sync.Mutex {
+func (l *KeyedLocks) Get(key string) *sync.Mutex {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil {

@@ -28,7 +28,7 @@ func (d *Engine) GoldenStore() *golden.Store { return golden.NewStore(d.home) }
 // goldenLock takes the lock of the template named tmpl, saying so when
 // another up holds it.
 func (d *Engine) goldenLock(s *stream, svc, tmpl string) *sync.Mutex {
-	m := d.goldens.get(tmpl)
+	m := d.goldens.Get(tmpl)
 	if !m.TryLock() {
 		if s != nil {
 			s.progress("golden", svc, "waiting: another operation is using template "+tmpl)

@@ -10,7 +10,6 @@ import (
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/internal/winjob"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 )
@@ -101,13 +100,11 @@ func (d *Engine) jobPlace(ctx context.Context, s *stream, rec *registry.Worktree
 func (d *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string, i int, s *stream) int {
 	cmd.Dir = rec.Path
 	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, service, service))
-	groupHook(cmd)
 	asIs := func(s string) string { return s }
 	stdout := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stdout", redact: asIs})
 	stderr := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = 5 * time.Second
-	err := winjob.Run(cmd)
+	err := runGrouped(cmd)
 	stdout.Close()
 	stderr.Close()
 	if err == nil {

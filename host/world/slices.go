@@ -18,7 +18,6 @@ import (
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
-	"github.com/binkyhq/binky/host/internal/winjob"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/sdk"
@@ -311,12 +310,10 @@ func (d *Engine) runHook(ctx context.Context, w *world, rec *registry.Worktree, 
 	cmd := shellCommand(ctx, command)
 	cmd.Dir = rec.Path
 	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, svc.Name, step))
-	groupHook(cmd)
 	out := d.redact.Writer(logf)
 	cmd.Stdout = &teeTail{w: out, tail: &tail}
 	cmd.Stderr = cmd.Stdout
-	cmd.WaitDelay = 5 * time.Second
-	runErr := winjob.Run(cmd)
+	runErr := runGrouped(cmd)
 	out.Close()
 	if ctx.Err() == context.DeadlineExceeded {
 		runErr = fmt.Errorf("stopped after %s, its time limit (set timeout on the service to allow more)", hookTimeout(svc))

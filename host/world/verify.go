@@ -46,7 +46,7 @@ func (d *Engine) OpVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 
 	// One verify of a world at a time (two test suites in one worktree
 	// clash), and none beside a run an earlier daemon left.
-	vl := d.verifies.get(Key(rec.Project, rec.Name))
+	vl := d.verifies.Get(Key(rec.Project, rec.Name))
 	if !vl.TryLock() {
 		s.progress("verify", "", "waiting: another verify of this world is running")
 		vl.Lock()

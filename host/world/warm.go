@@ -12,7 +12,6 @@ import (
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/internal/winjob"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/warm"
@@ -169,12 +168,10 @@ func (d *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree)
 			cmd := shellCommand(ctx, run.Command)
 			cmd.Dir = rec.Path
 			cmd.Env = withVars(env, run.Env)
-			groupHook(cmd)
 			out := d.redact.Writer(logf)
 			cmd.Stdout = &teeTail{w: out, tail: &tail}
 			cmd.Stderr = cmd.Stdout
-			cmd.WaitDelay = 5 * time.Second
-			runErr := winjob.Run(cmd)
+			runErr := runGrouped(cmd)
 			out.Close()
 			if ctx.Err() == context.DeadlineExceeded {
 				runErr = fmt.Errorf("stopped after %s, its time limit (set timeout in [worktree] to allow more)", limit)

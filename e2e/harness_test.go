@@ -209,6 +209,10 @@ type env struct {
 	// share (BINKY_PORT_LEASES): its own, so a test never sees another
 	// test's leases, and shared by the homes of a two-home test.
 	leases string
+	// As another Unix user (users_linux_test.go): userHome is that user's
+	// $HOME, and as adjusts each command (binky, git) to run as them.
+	userHome string
+	as       func(*exec.Cmd)
 }
 
 // newEnv makes a BINKY_HOME and a git repository holding config (with
@@ -237,7 +241,7 @@ func (e *env) environ() []string {
 		}
 		out = append(out, kv)
 	}
-	return append(out,
+	out = append(out,
 		"BINKY_HOME="+e.home,
 		"BINKY_PORT_LEASES="+e.leases,
 		"BINKY_PROXY_ADDR=127.0.0.1:0",
@@ -247,6 +251,11 @@ func (e *env) environ() []string {
 		"GIT_AUTHOR_NAME=binky", "GIT_AUTHOR_EMAIL=binky@example.invalid",
 		"GIT_COMMITTER_NAME=binky", "GIT_COMMITTER_EMAIL=binky@example.invalid",
 	)
+	if e.userHome != "" {
+		// Later entries win: the other user's own HOME, not root's.
+		out = append(out, "HOME="+e.userHome)
+	}
+	return out
 }
 
 func (e *env) git(args ...string) string {
@@ -254,6 +263,9 @@ func (e *env) git(args ...string) string {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = e.repo
 	cmd.Env = e.environ()
+	if e.as != nil {
+		e.as(cmd)
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		e.t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -279,6 +291,9 @@ func (e *env) binkyIn(dir string, args ...string) result {
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "binky"), args...)
 	cmd.Dir = dir
 	cmd.Env = append(e.environ(), e.extra...)
+	if e.as != nil {
+		e.as(cmd)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

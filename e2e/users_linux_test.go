@@ -1,0 +1,205 @@
+//go:build linux
+
+package e2e
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Tests of a shared host (issue 37) run binky as real Unix users: CI runs
+// as root, so a test makes throw-away accounts with useradd, runs binky as
+// them (the process credential, as runuser would), and removes them at
+// exit, with every process they left. Without root such a test skips
+// saying why; under CI=true it fails.
+
+// unixUser is a throw-away account.
+type unixUser struct {
+	name     string
+	uid, gid uint32
+	base     string // a directory of theirs (0700): $HOME, BINKY_HOME, repositories
+}
+
+// needRoot skips (fails under CI=true) a test that must create users.
+func needRoot(t *testing.T, why string) {
+	t.Helper()
+	if os.Getuid() == 0 {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("needs root %s: CI runs as root", why)
+	}
+	t.Skipf("needs root %s", why)
+}
+
+// newUnixUser makes a throw-away account with a private base directory,
+// removed at the end of the test with everything it still runs.
+func newUnixUser(t *testing.T) *unixUser {
+	t.Helper()
+	needRoot(t, "to create throw-away Unix users (useradd) and run binky as them")
+	needCommand(t, "useradd", "Debian package passwd")
+	var b [3]byte
+	rand.Read(b[:])
+	name := fmt.Sprintf("bky%d%s", os.Getpid()%100000, hex.EncodeToString(b[:]))
+	if out, err := exec.Command("useradd", "-M", "-N", "-s", "/bin/sh", name).CombinedOutput(); err != nil {
+		t.Fatalf("useradd %s: %v\n%s", name, err, out)
+	}
+	u := &unixUser{name: name}
+	t.Cleanup(func() {
+		// Their daemons and worlds first: userdel refuses a user with
+		// processes.
+		exec.Command("pkill", "-KILL", "-u", name).Run()
+		for range 50 {
+			if exec.Command("pgrep", "-u", name).Run() != nil {
+				break
+			}
+			exec.Command("sleep", "0.1").Run()
+		}
+		if out, err := exec.Command("userdel", name).CombinedOutput(); err != nil {
+			t.Errorf("userdel %s: %v\n%s", name, err, out)
+		}
+		if u.base != "" {
+			os.RemoveAll(u.base)
+		}
+	})
+	pw, err := user.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.ParseUint(pw.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(pw.Gid, 10, 32)
+	u.uid, u.gid = uint32(uid), uint32(gid)
+	base, err := os.MkdirTemp("", "binky-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.base = base
+	if err := os.Chown(base, int(u.uid), int(u.gid)); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(base, 0o700)
+	return u
+}
+
+// cmd makes cmd run as u.
+func (u *unixUser) cmd(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: u.uid, Gid: u.gid, Groups: []uint32{}}
+}
+
+// run runs a command as u and returns its combined output.
+func (u *unixUser) run(t *testing.T, name string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = u.base
+	cmd.Env = []string{"HOME=" + u.base, "PATH=" + os.Getenv("PATH")}
+	u.cmd(cmd)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// newEnvAs is newEnv for u: the home and the repository are u's, under
+// u.base, and every binky and git command runs as u. leases is the shared
+// lease store ("" for the test's own, made by sharedLeases).
+func newEnvAs(t *testing.T, u *unixUser, config, leases string) *env {
+	t.Helper()
+	base, err := os.MkdirTemp(u.base, "env-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leases == "" {
+		leases = sharedLeases(t)
+	}
+	e := &env{t: t, home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), rng: nextRange(60), leases: leases, userHome: u.base, as: u.cmd}
+	os.MkdirAll(e.repo, 0o755)
+	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
+	if err := os.WriteFile(filepath.Join(e.repo, "binky.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chownTree(base, u); err != nil {
+		t.Fatal(err)
+	}
+	e.git("init", "-q", "-b", "main")
+	e.git("add", "-A")
+	e.git("commit", "-q", "-m", "init")
+	t.Cleanup(e.cleanup)
+	return e
+}
+
+// sharedLeases is a port lease store as a packaged machine has it: a
+// directory root owns, sticky and writable by everyone (the test's own,
+// never /tmp/binky-port-leases).
+func sharedLeases(t *testing.T) string {
+	t.Helper()
+	parent, err := os.MkdirTemp("", "binky-leases-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	os.Chmod(parent, 0o755)
+	dir := filepath.Join(parent, "port-leases")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// chownTree gives dir and everything under it to u.
+func chownTree(dir string, u *unixUser) error {
+	return filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, int(u.uid), int(u.gid))
+	})
+}
+
+// userWebWorld is one web service, as a user's project has it.
+const userWebWorld = `
+[project]
+name = "shared"
+port_range = PORTRANGE
+
+[services.web]
+cmd    = "exec python3 -m http.server ${self.port} --bind 127.0.0.1"
+url    = "web"
+health = "http://127.0.0.1:${self.port}/"
+`
+
+// TestUnixUserHarness: a world comes up, serves and goes as a throw-away
+// user, with a daemon and processes of that user, and a second user
+// cannot read the first's home.
+func TestUnixUserHarness(t *testing.T) {
+	alice := newUnixUser(t)
+	bob := newUnixUser(t)
+	leases := sharedLeases(t)
+	e := newEnvAs(t, alice, userWebWorld, leases)
+	e.must("up", "-q", "feat")
+	w := e.status().world(t, "feat")
+	pid := w.service(t, "web").Pid
+	st, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Sys().(*syscall.Stat_t).Uid; got != alice.uid {
+		t.Errorf("web runs as uid %d; want alice's %d", got, alice.uid)
+	}
+	if out, err := bob.run(t, "ls", e.home); err == nil {
+		t.Errorf("bob lists alice's home:\n%s", out)
+	}
+	e.must("down", "feat")
+}

@@ -59,13 +59,24 @@ func killDaemonNow(e *env) bool {
 	return true
 }
 
-func caseKillStorm(t *testing.T, tr tier, f *figure) { killStorms(t, tr, f, 1) }
+func caseKillStorm(t *testing.T, tr tier, f *figure) { killStorms(t, tr, f, 1, false) }
 
 // caseKillStormTwoHomes runs the storm in two homes at once, with the
 // same project names, one port range and one port lease store: each
 // home's checks count only its own processes (by its home id), and the
 // other home's kills must not cost it anything.
-func caseKillStormTwoHomes(t *testing.T, tr tier, f *figure) { killStorms(t, tr, f, 2) }
+func caseKillStormTwoHomes(t *testing.T, tr tier, f *figure) { killStorms(t, tr, f, 2, false) }
+
+// caseKillStormTwoUsers is the two-home storm with each home a different
+// throw-away Unix user's, on one root-owned lease store as a packaged host
+// has it (issue 37): neither user's kills, leases or locks cost the other
+// anything.
+func caseKillStormTwoUsers(t *testing.T, tr tier, f *figure) {
+	if os.Getuid() != 0 && os.Getenv("CI") != "true" {
+		notRun(t, f, "needs root to create throw-away Unix users")
+	}
+	killStorms(t, tr, f, 2, true)
+}
 
 // stormStats is what one home's storm saw.
 type stormStats struct {
@@ -77,13 +88,22 @@ type stormStats struct {
 }
 
 // killStorms runs the kill storm in homes homes side by side (projects
-// storm0..2 in each, the same names in every home) and reports the sum.
-func killStorms(t *testing.T, tr tier, f *figure, homes int) {
+// storm0..2 in each, the same names in every home) and reports the sum;
+// with users, each home belongs to a throw-away Unix user of its own.
+func killStorms(t *testing.T, tr tier, f *figure, homes int, users bool) {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		notRun(t, f, "sqlite3 CLI (Debian package sqlite3) is not installed")
 	}
 	sets := make([][]*env, homes)
+	var shared string // with users: the one root-owned lease store
+	if users {
+		shared = sharedLeases(t)
+	}
 	for h := range homes {
+		var u *unixUser
+		if users {
+			u = newUnixUser(t)
+		}
 		for i := 0; i < 3; i++ {
 			cfg := strings.Replace(stormWorld, "NAME", fmt.Sprintf("storm%d", i), 1)
 			if h > 0 {
@@ -91,11 +111,20 @@ func killStorms(t *testing.T, tr tier, f *figure, homes int) {
 				first := sets[0][i]
 				cfg = strings.ReplaceAll(cfg, "PORTRANGE", fmt.Sprintf("[%d, %d]", first.rng[0], first.rng[1]))
 			}
-			e := newEnv(t, cfg)
+			var e *env
+			if u != nil {
+				e = newEnvAs(t, u, cfg, shared)
+			} else {
+				e = newEnv(t, cfg)
+			}
 			if i > 0 {
 				e.home = sets[h][0].home
 			}
-			if h > 0 {
+			if u != nil {
+				if h > 0 {
+					e.rng = sets[0][i].rng
+				}
+			} else if h > 0 {
 				e.leases, e.rng = sets[0][0].leases, sets[0][i].rng
 			} else if i > 0 {
 				e.leases = sets[0][0].leases
@@ -155,6 +184,9 @@ func killStorms(t *testing.T, tr tier, f *figure, homes int) {
 	in := ""
 	if homes > 1 {
 		in = fmt.Sprintf(" across %d homes running the same project names at once", homes)
+	}
+	if users {
+		in += ", each home another Unix user's"
 	}
 	f.Result = fmt.Sprintf("%d kills%s (during up %d, down %d, reset %d, remove %d; %d after the op had answered) in %s; integrity_check ok %d/%d; %d acknowledged changes, %d problems (lost, duplicate, ghost or leaked); %d processes leaked at the end by BINKY_SERVICE markers, %s, %d orphaned adapters",
 		sum.kills, in, sum.ops["up"], sum.ops["down"], sum.ops["reset"], sum.ops["remove"], sum.ops["idle"], time.Since(start).Round(time.Second), sum.integrityOK, sum.checks, sum.acked, len(sum.problems), sum.leaked, byCgroup, len(orphans))
@@ -238,7 +270,7 @@ func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 		// finished first): the registry on disk must be sound.
 		killDaemonNow(home)
 		checks++
-		if ic := integrityCheck(t, home.home); strings.HasPrefix(ic, "ok") {
+		if ic := integrityCheckAs(t, home.home, home.as); strings.HasPrefix(ic, "ok") {
 			integrityOK++
 		} else {
 			problem("kill %d (%v): integrity_check: %s", kills, args, ic)

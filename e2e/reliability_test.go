@@ -123,6 +123,7 @@ func TestReliability(t *testing.T) {
 func reliabilityCases(t *testing.T) {
 	reliabilityCase(t, "kill_storm", "daemon kill -9 at random points of up (with [worktree] setup), down, reset and remove on 3 projects; after each kill: PRAGMA integrity_check, acknowledged changes, duplicate or ghost worlds, processes left", caseKillStorm)
 	reliabilityCase(t, "kill_storm_two_homes", "the kill storm in two homes at once, with the same project names, one port range and one port lease store: each home's acknowledged changes, its own processes, and nothing of one home ended by the other", caseKillStormTwoHomes)
+	reliabilityCase(t, "kill_storm_two_users", "the two-home kill storm with each home another throw-away Unix user's, on one root-owned lease store: neither user's kills, leases or locks cost the other anything", caseKillStormTwoUsers)
 	reliabilityCase(t, "stampede", "concurrent `binky up`s from separate processes with no daemon running", caseStampede)
 	reliabilityCase(t, "disk_full", "BINKY_HOME on a 16 MiB tmpfs filled up: up and down refused or durable, integrity, recovery", caseDiskFull)
 	reliabilityCase(t, "registry_hostility", "binky.db newer than the binary, not SQLite, another application's database (TestRegistryRefusal)", caseRegistry)
@@ -247,11 +248,22 @@ func commit() string {
 // sqlite3 CLI, read-only, and returns its answer ("ok" when sound).
 func integrityCheck(t *testing.T, home string) string {
 	t.Helper()
+	return integrityCheckAs(t, home, nil)
+}
+
+// integrityCheckAs is integrityCheck run as the home's user (as, when
+// not nil), so the check never leaves a root-owned -shm file in the home.
+func integrityCheckAs(t *testing.T, home string, as func(*exec.Cmd)) string {
+	t.Helper()
 	db := filepath.Join(home, "binky.db")
 	if _, err := os.Stat(db); err != nil {
 		return "ok (no binky.db yet)"
 	}
-	out, err := exec.Command("sqlite3", "-readonly", db, "PRAGMA integrity_check").CombinedOutput()
+	cmd := exec.Command("sqlite3", "-readonly", db, "PRAGMA integrity_check")
+	if as != nil {
+		as(cmd)
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("sqlite3 failed: %v: %s", err, strings.TrimSpace(string(out)))
 	}

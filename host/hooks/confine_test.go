@@ -11,7 +11,7 @@ import (
 )
 
 // gitT runs git in dir for a test, with no user or system config.
-func gitT(t *testing.T, dir string, args ...string) {
+func gitT(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -23,7 +23,7 @@ func gitT(t *testing.T, dir string, args ...string) {
 }
 
 // newRepo makes a git repository at dir with one commit.
-func newRepo(t *testing.T, dir string) string {
+func newRepo(t testing.TB, dir string) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func newRepo(t *testing.T, dir string) string {
 
 // symlink makes a symlink or skips the test where the system has none
 // for this user (Windows without developer mode).
-func symlink(t *testing.T, target, link string) {
+func symlink(t testing.TB, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("symlinks are not available here: %v", err)
@@ -63,7 +63,7 @@ type confineFixture struct {
 	p                                          *Project
 }
 
-func newConfineFixture(t *testing.T) *confineFixture {
+func newConfineFixture(t testing.TB) *confineFixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -292,4 +292,50 @@ func TestOpenProjectOutsideWorktree(t *testing.T) {
 			t.Errorf("OpenProject(%s) succeeded; want refused (no worktree there)", dir)
 		}
 	}
+}
+
+// FuzzConfinedCreate: whatever WorktreeCreate payload Claude Code (or
+// anyone) sends, a path NewWorktree accepts is a direct child of the
+// project's .claude/worktrees, resolved, outside any .git.
+func FuzzConfinedCreate(f *testing.F) {
+	fx := newConfineFixture(f)
+	area := filepath.Join(fx.proj, ".claude", "worktrees")
+	for _, p := range []string{
+		`{"name":"ok"}`,
+		`{"name":"x","worktree_path":"` + area + `/x"}`,
+		`{"name":"x","worktree_path":"` + area + `/../../../other/x"}`,
+		`{"name":"x","worktree_path":"` + fx.other + `/.git/x"}`,
+		`{"name":"x","base_path":"` + fx.otherWT + `"}`,
+		`{"name":"x","worktree_path":"` + area + `/esc/x"}`,
+		`{"name":"esc"}`,
+		`{"name":".git"}`,
+		`{"worktree_path":"` + area + `/a"}`,
+	} {
+		f.Add([]byte(p))
+	}
+	ctx := context.Background()
+	realArea, err := filepath.EvalSymlinks(area)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseClaudeCreate(strings.NewReader(string(b)))
+		if err != nil {
+			return
+		}
+		path := c.Path(fx.p.Top)
+		if fx.p.NewWorktree(ctx, path) != nil {
+			return
+		}
+		real, _, err := resolveExisting(filepath.Clean(path))
+		if err != nil {
+			t.Fatalf("accepted %s, which does not resolve: %v", path, err)
+		}
+		if filepath.Dir(real) != realArea || inGitDir(real) || !within(fx.base, real) {
+			t.Fatalf("accepted %s (resolved %s); want a direct child of %s outside .git", path, real, realArea)
+		}
+		if st, err := os.Lstat(real); err == nil && st.IsDir() && real != filepath.Join(realArea, "a") && real != filepath.Join(realArea, "empty") {
+			t.Fatalf("accepted the existing %s, neither a worktree of the project nor empty", real)
+		}
+	})
 }

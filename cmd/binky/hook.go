@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,31 +35,20 @@ type hookClaudeCreateCmd struct {
 
 // Run speaks Claude Code's WorktreeCreate contract: the payload on stdin,
 // the new worktree's absolute path as the only line on stdout, progress
-// and errors on stderr, a non-zero exit when there is no worktree.
+// and errors on stderr, a non-zero exit when there is no worktree. The
+// worktree goes only to <project>/.claude/worktrees/<name>
+// (hooks.Project.NewWorktree); any other path is refused.
 func (c *hookClaudeCreateCmd) Run(g *globals) error {
 	p, err := hooks.ParseClaudeCreate(os.Stdin)
 	if err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("hook claude create: %w", err)}
 	}
-	base := os.Getenv("CLAUDE_PROJECT_DIR")
-	if base == "" {
-		base = p.Cwd
-	}
-	if base == "" {
-		if base, err = os.Getwd(); err != nil {
-			return err
-		}
-	}
-	repo, err := worktree.Open(g.ctx, base)
+	proj, err := claudeProject(g)
 	if err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("hook claude create: %s is not in a git repository: %w", base, err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("hook claude create: %w", err)}
 	}
-	top := repo.Dir
-	if top == "" {
-		top = repo.Root
-	}
-	path := p.Path(top)
-	if _, err := hooks.AddWorktree(g.ctx, top, path, p.Branch(), p.Base()); err != nil {
+	path := p.Path(proj.Top)
+	if _, err := proj.AddWorktree(g.ctx, path, p.Branch(), p.Base()); err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("hook claude create: %w", err)}
 	}
 	if err := hookUp(g, path); err != nil {
@@ -75,35 +65,63 @@ type hookClaudeRemoveCmd struct{}
 
 // Run speaks WorktreeRemove: the world goes, then the worktree (the hook
 // replaces Claude Code's own removal, after it asked the user about
-// uncommitted changes).
+// uncommitted changes). Only a linked worktree of the project's own
+// repository is removed (hooks.Project.RemovableWorktree); any other
+// path is refused before the daemon or git is asked to change anything.
 func (c *hookClaudeRemoveCmd) Run(g *globals) error {
 	p, err := hooks.ParseClaudeRemove(os.Stdin)
 	if err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("hook claude remove: %w", err)}
 	}
-	if _, err := os.Stat(p.WorktreePath); err == nil {
-		found, err := hookRemove(g, p.WorktreePath, api.RemoveArgs{Force: true, RemoveWorktree: true})
-		if err != nil {
-			return &exitError{Code: 1, Err: fmt.Errorf("hook claude remove: %w", err)}
-		}
-		if found {
-			return nil
-		}
+	proj, err := claudeProject(g)
+	if err != nil {
+		return &exitError{Code: 1, Err: fmt.Errorf("hook claude remove: %w", err)}
 	}
-	if err := hooks.RemoveWorktree(g.ctx, p.WorktreePath); err != nil {
+	if _, err := os.Lstat(p.WorktreePath); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "binky: %s does not exist; nothing to remove\n", p.WorktreePath)
+		return nil
+	}
+	top, err := proj.RemovableWorktree(g.ctx, p.WorktreePath)
+	if err != nil {
+		return &exitError{Code: 1, Err: fmt.Errorf("hook claude remove: %w", err)}
+	}
+	found, err := hookRemove(g, top, api.RemoveArgs{Force: true, RemoveWorktree: true})
+	if err != nil {
+		return &exitError{Code: 1, Err: fmt.Errorf("hook claude remove: %w", err)}
+	}
+	if found {
+		return nil
+	}
+	if err := proj.RemoveWorktree(g.ctx, top); err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("hook claude remove: %w", err)}
 	}
 	return nil
 }
 
+// claudeProject is the repository a Claude Code hook runs for: the one
+// CLAUDE_PROJECT_DIR (which Claude Code sets for every hook) is in, else
+// the working directory's. The payload's own cwd never chooses it: it
+// comes with the paths being checked.
+func claudeProject(g *globals) (*hooks.Project, error) {
+	dir := os.Getenv("CLAUDE_PROJECT_DIR")
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		dir = wd
+	}
+	return hooks.OpenProject(g.ctx, dir)
+}
+
 type hookUpCmd struct {
-	Path string `arg:"" optional:"" help:"The worktree (default: the directory you stand in)." type:"path"`
+	Path string `arg:"" optional:"" help:"The worktree, of the repository you stand in (default: the directory you stand in)." type:"path"`
 }
 
 func (c *hookUpCmd) Run(g *globals) error {
-	dir, err := hookDir(c.Path)
+	dir, err := hookDir(g, c.Path)
 	if err != nil {
-		return err
+		return &exitError{Code: 1, Err: fmt.Errorf("hook up: %w", err)}
 	}
 	if err := hookUp(g, dir); err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("hook up: %w", err)}
@@ -112,13 +130,13 @@ func (c *hookUpCmd) Run(g *globals) error {
 }
 
 type hookDownCmd struct {
-	Path string `arg:"" optional:"" help:"The worktree (default: the directory you stand in)." type:"path"`
+	Path string `arg:"" optional:"" help:"The worktree, of the repository you stand in (default: the directory you stand in)." type:"path"`
 }
 
 func (c *hookDownCmd) Run(g *globals) error {
-	dir, err := hookDir(c.Path)
+	dir, err := hookDir(g, c.Path)
 	if err != nil {
-		return err
+		return &exitError{Code: 1, Err: fmt.Errorf("hook down: %w", err)}
 	}
 	found, err := hookRemove(g, dir, api.RemoveArgs{KeepWorktree: true})
 	if err != nil {
@@ -130,11 +148,22 @@ func (c *hookDownCmd) Run(g *globals) error {
 	return nil
 }
 
-func hookDir(path string) (string, error) {
-	if path != "" {
-		return filepath.Abs(path)
+// hookDir is the top of the worktree a `hook up|down` acts on: path's,
+// which must be a worktree of the repository the hook runs in (its
+// working directory), or the working directory's own.
+func hookDir(g *globals, path string) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
 	}
-	return os.Getwd()
+	proj, err := hooks.OpenProject(g.ctx, wd)
+	if err != nil {
+		return "", fmt.Errorf("the hook runs in %s, which is not a worktree of a git repository; run it in the repository whose worktree it names: %w", wd, err)
+	}
+	if path == "" {
+		path = wd
+	}
+	return proj.Worktree(g.ctx, path)
 }
 
 // hookUp brings up the world of the worktree at dir, progress on stderr.
@@ -192,7 +221,7 @@ func (c *hookInstallClaudeCmd) Run(g *globals) error {
 		return err
 	}
 	bin := binkyCommand()
-	return installInto(filepath.Join(top, ".claude", "settings.json"), func(in []byte) ([]byte, bool, error) {
+	return installInto(top, ".claude/settings.json", func(in []byte) ([]byte, bool, error) {
 		return hooks.MergeClaudeSettings(in, bin+" hook claude create", bin+" hook claude remove")
 	})
 }
@@ -207,7 +236,7 @@ func (c *hookInstallWorktrunkCmd) Run(g *globals) error {
 		return err
 	}
 	bin := binkyCommand()
-	return installInto(filepath.Join(top, ".config", "wt.toml"), func(in []byte) ([]byte, bool, error) {
+	return installInto(top, ".config/wt.toml", func(in []byte) ([]byte, bool, error) {
 		return hooks.MergeWorktrunk(in, bin+" hook up", bin+" hook down")
 	})
 }
@@ -248,35 +277,17 @@ func binkyCommand() string {
 	return self
 }
 
-// installInto merges binky's hooks into the file at path (made when
-// missing) and says what it did.
-func installInto(path string, merge func([]byte) ([]byte, bool, error)) error {
-	in, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return &exitError{Code: 1, Err: fmt.Errorf("hook install: %w", err)}
-	}
-	out, changed, err := merge(in)
+// installInto merges binky's hooks into the config rel under the project
+// top (made when missing; hooks.Install says what it trusts) and says what
+// it did.
+func installInto(top, rel string, merge func([]byte) ([]byte, bool, error)) error {
+	path, changed, err := hooks.Install(top, rel, merge)
 	if err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("hook install: %s: %w", path, err)}
+		return &exitError{Code: 1, Err: fmt.Errorf("hook install: %w", err)}
 	}
 	if !changed {
 		fmt.Printf("%s already has binky's hooks; nothing changed\n", path)
 		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("hook install: %w", err)}
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp := path + ".binky-tmp"
-	if err := os.WriteFile(tmp, out, mode); err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("hook install: %w", err)}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return &exitError{Code: 1, Err: fmt.Errorf("hook install: %w", err)}
 	}
 	fmt.Printf("wrote binky's hooks into %s\n", path)
 	return nil

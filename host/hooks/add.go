@@ -3,26 +3,31 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/binkyhq/binky/host/worktree"
 )
 
 // AddWorktree makes the worktree a WorktreeCreate hook was asked for: at
 // path, on branch (checked out when it exists, else made from base, or
-// HEAD when base is ""), in the repository dir is in. A worktree already
-// at path is reused (a hook run twice). The worktree is marked as binky's
-// (worktree.MarkMade). It reports whether it made one.
-func AddWorktree(ctx context.Context, dir, path, branch, base string) (bool, error) {
-	repo, err := worktree.Open(ctx, dir)
-	if err != nil {
-		return false, fmt.Errorf("add the worktree %s: %s is not in a git repository: %w", path, dir, err)
+// HEAD when base is ""), in p's repository. path must pass NewWorktree
+// (<top>/.claude/worktrees/<name>); anything else is refused before git
+// runs. A worktree already at path is reused (a hook run twice). The
+// worktree is marked as binky's (worktree.MarkMade). It reports whether
+// it made one.
+func (p *Project) AddWorktree(ctx context.Context, path, branch, base string) (bool, error) {
+	if err := p.NewWorktree(ctx, path); err != nil {
+		return false, err
 	}
-	wts, err := repo.List(ctx)
+	path = filepath.Clean(path)
+	wts, err := p.repo.List(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -44,10 +49,10 @@ func AddWorktree(ctx context.Context, dir, path, branch, base string) (bool, err
 	if base != "" {
 		args = append(args, base)
 	}
-	if git(ctx, repo.Root, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch) == nil {
+	if git(ctx, p.repo.Root, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch) == nil {
 		args = []string{"worktree", "add", "--", path, branch}
 	}
-	if err := git(ctx, repo.Root, args...); err != nil {
+	if err := git(ctx, p.repo.Root, args...); err != nil {
 		return false, fmt.Errorf("add the worktree %s on branch %s: %w", path, branch, err)
 	}
 	if err := worktree.MarkMade(path); err != nil {
@@ -57,20 +62,19 @@ func AddWorktree(ctx context.Context, dir, path, branch, base string) (bool, err
 }
 
 // RemoveWorktree removes the worktree at path with git, changes and all
-// (Claude Code asked the user before it calls WorktreeRemove). A path that
-// is no worktree any more is not an error.
-func RemoveWorktree(ctx context.Context, path string) error {
-	if _, err := os.Stat(path); os.IsNotExist(err) {
+// (Claude Code asked the user before it calls WorktreeRemove). path must
+// pass RemovableWorktree (the top of a worktree of p's repository, not
+// the main one); anything else is refused before git runs. A path that
+// does not exist is not an error: there is nothing to remove.
+func (p *Project) RemoveWorktree(ctx context.Context, path string) error {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	repo, err := worktree.Open(ctx, path)
+	top, err := p.RemovableWorktree(ctx, path)
 	if err != nil {
-		return fmt.Errorf("remove the worktree %s: %w", path, err)
+		return err
 	}
-	if samePath(repo.Root, path) {
-		return fmt.Errorf("remove the worktree %s: it is the repository's main worktree; binky never removes that", path)
-	}
-	if err := git(ctx, repo.Root, "worktree", "remove", "--force", "--", path); err != nil {
+	if err := git(ctx, p.repo.Root, "worktree", "remove", "--force", "--", top); err != nil {
 		return fmt.Errorf("remove the worktree %s: %w", path, err)
 	}
 	return nil
@@ -79,6 +83,8 @@ func RemoveWorktree(ctx context.Context, path string) error {
 func git(ctx context.Context, dir string, args ...string) error {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	cmd.WaitDelay = 5 * time.Second
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	if err := cmd.Run(); err != nil {
@@ -90,12 +96,13 @@ func git(ctx context.Context, dir string, args ...string) error {
 	return nil
 }
 
+// samePath reports whether a and b name the same file: equal when
+// cleaned, or when both exist and resolve to one path.
 func samePath(a, b string) bool {
-	a, b = filepath.Clean(a), filepath.Clean(b)
-	if a == b {
+	if pathEqual(a, b) {
 		return true
 	}
 	ra, errA := filepath.EvalSymlinks(a)
 	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
+	return errA == nil && errB == nil && pathEqual(ra, rb)
 }

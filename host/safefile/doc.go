@@ -17,4 +17,9 @@
 // file whose size is over limit before reading it, and reads at most
 // limit+1 bytes of one that grows, so a read costs at most limit bytes of
 // memory.
+//
+// OpenRegularNoFollow and ReadRegularNoFollow are the same for a path that
+// must itself be the file, not a symlink to one (a file binky rewrites in
+// place, such as the settings `binky hook install` merges into): a symlink
+// there is refused, whatever it points to, without opening its target.
 package safefile

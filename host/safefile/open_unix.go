@@ -15,16 +15,32 @@ import (
 // checked is the opened descriptor's (fstat), so the path cannot be
 // swapped between the check and the open. The file returned reads in
 // blocking mode, as os.Open's does.
-func OpenRegular(path string) (*os.File, error) {
+func OpenRegular(path string) (*os.File, error) { return openRegular(path, 0) }
+
+// OpenRegularNoFollow is OpenRegular for a path that must itself be the
+// regular file: a symlink at path is refused ("is a symlink, not a
+// regular file") without opening what it points to (O_NOFOLLOW).
+// Directories above path are still followed.
+func OpenRegularNoFollow(path string) (*os.File, error) {
+	return openRegular(path, syscall.O_NOFOLLOW)
+}
+
+func openRegular(path string, flags int) (*os.File, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC|flags, 0)
 		if err != syscall.EINTR {
 			break
 		}
 	}
 	if err != nil {
+		if flags&syscall.O_NOFOLLOW != 0 && (err == syscall.ELOOP || err == syscall.EMLINK) {
+			// O_NOFOLLOW met a symlink (ELOOP; EMLINK on FreeBSD).
+			if st, serr := os.Lstat(path); serr == nil && st.Mode()&fs.ModeSymlink != 0 {
+				return nil, notRegular(path, st.Mode())
+			}
+		}
 		if err == syscall.ENXIO || err == syscall.EOPNOTSUPP {
 			// A socket (or a device with no driver) cannot be opened at
 			// all: name what it is rather than the errno.

@@ -31,3 +31,19 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// OpenRegularNoFollow is OpenRegular for a path that must itself be the
+// regular file: a symlink (or another reparse point) at path is refused
+// ("is a symlink, not a regular file") without opening what it points to.
+// Windows has no O_NOFOLLOW; the path's own entry is checked with Lstat
+// first, and the opened handle again.
+func OpenRegularNoFollow(path string) (*os.File, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(path, st.Mode())
+	}
+	return OpenRegular(path)
+}

@@ -132,3 +132,16 @@ func readLimited(f *os.File, path string, limit int64) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+// ReadRegularNoFollow is ReadRegular for a path that must itself be the
+// regular file (OpenRegularNoFollow): a symlink at path is refused with an
+// *Error wrapping ErrNotRegular ("is a symlink, not a regular file"),
+// whatever it points to, without opening it.
+func ReadRegularNoFollow(path string, limit int64) ([]byte, error) {
+	f, err := OpenRegularNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(f, path, limit)
+}

@@ -106,3 +106,35 @@ func TestOpenRegularIsBlocking(t *testing.T) {
 		t.Error("OpenRegular left O_NONBLOCK set")
 	}
 }
+
+func TestReadRegularNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, []byte("abc"), 0o644)
+	if got, err := ReadRegularNoFollow(file, 10); err != nil || string(got) != "abc" {
+		t.Errorf("ReadRegularNoFollow(regular file) = %q, %v; want abc", got, err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal("mkfifo:", err)
+	}
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	for _, target := range []string{file, "/dev/zero", fifo, filepath.Join(dir, "missing")} {
+		link := filepath.Join(dir, "link-"+filepath.Base(target))
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		err := noHang(t, "ReadRegularNoFollow(link to "+target+")", func() error { _, err := ReadRegularNoFollow(link, 1<<20); return err })
+		if want := link + " is a symlink, not a regular file"; !errors.Is(err, ErrNotRegular) || err.Error() != want {
+			t.Errorf("ReadRegularNoFollow(link to %s) = %v; want %s", target, err, want)
+		}
+	}
+	err := noHang(t, "ReadRegularNoFollow(fifo)", func() error { _, err := ReadRegularNoFollow(fifo, 10); return err })
+	if !errors.Is(err, ErrNotRegular) || err.Error() != fifo+" is a FIFO, not a regular file" {
+		t.Errorf("ReadRegularNoFollow(fifo) = %v; want a FIFO, not a regular file", err)
+	}
+}

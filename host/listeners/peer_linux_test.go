@@ -319,3 +319,23 @@ func FuzzProcAddr(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPeerUID is the cost of one page's lookup on this host's table.
+func BenchmarkPeerUID(b *testing.B) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	from, to := addrPort(c.LocalAddr()), addrPort(c.RemoteAddr())
+	for b.Loop() {
+		if _, err := PeerUID(from, to); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -89,7 +89,7 @@ func (p *Proxy) isOwner(r *http.Request) bool {
 		p.log.Debug("refused a page to a client not on loopback", "host", r.Host, "client", pc.client)
 		return false
 	}
-	pc.once.Do(func() { pc.peer, pc.err = p.peer(pc.client, pc.server) })
+	pc.once.Do(func() { pc.peer, pc.err = p.opts.Peer(pc.client, pc.server) })
 	switch {
 	case pc.err == nil && pc.peer.Mine:
 		return true

@@ -70,7 +70,6 @@ type Proxy struct {
 	log       hclog.Logger
 	stdlog    *log.Logger
 	opts      Options
-	peer      func(client, server netip.AddrPort) (listeners.Peer, error)
 	dashHost  string
 	dialer    *net.Dialer
 	transport *http.Transport
@@ -113,6 +112,9 @@ func New(opts Options) *Proxy {
 	if opts.TLSFallbackAddr == "" {
 		opts.TLSFallbackAddr = DefaultTLSFallbackAddr
 	}
+	if opts.Peer == nil {
+		opts.Peer = listeners.PeerOf
+	}
 	if opts.DashboardHost == "" {
 		opts.DashboardHost = DefaultDashboardHost
 	}
@@ -122,14 +124,10 @@ func New(opts Options) *Proxy {
 		log:       opts.Logger,
 		stdlog:    opts.Logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 		opts:      opts,
-		peer:      opts.Peer,
 		dashHost:  dash,
 		dialer:    dialer,
 		transport: newTransport(dialer),
 		buffers:   newBufferPool(),
-	}
-	if p.peer == nil {
-		p.peer = listeners.PeerOf
 	}
 	p.table.Store(&table{hosts: map[string]*entry{}})
 	return p

@@ -1,14 +1,29 @@
-// Package listeners owns the question "who listens on this TCP port": the
-// listening sockets of this network namespace (on Linux, /proc/net/tcp and
-// /proc/net/tcp6), the processes that hold them (socket inodes found in
-// /proc/<pid>/fd), and which of them answers a connection to a given
-// address. ports.Owner names a port's holder with it; the supervisor uses
-// Check so that a health probe counts only when the socket that answered is
-// held by the service's own processes.
+// Package listeners owns two questions about this host's TCP sockets.
 //
-// Where the platform cannot tell (no /proc: macOS, the BSDs, Windows, or a
-// /proc that is not mounted), Listening returns an error wrapping
-// errors.ErrUnsupported and Check passes: the probe's answer is then taken
-// at its word, as before. The package imports nothing of binky's, so the
-// supervisor can use it without linking the registry.
+// "Who listens on this TCP port": the listening sockets of this network
+// namespace (on Linux, /proc/net/tcp and /proc/net/tcp6), the processes
+// that hold them (socket inodes found in /proc/<pid>/fd), and which of them
+// answers a connection to a given address. ports.Owner names a port's
+// holder with it; the supervisor uses Check so that a health probe counts
+// only when the socket that answered is held by the service's own
+// processes. Where the platform cannot tell (no /proc: macOS, the BSDs,
+// Windows, or a /proc that is not mounted), Listening returns an error
+// wrapping errors.ErrUnsupported and Check passes: the probe's answer is
+// then taken at its word, as before.
+//
+// "Who is at the other end of this local connection": PeerOf tells whether
+// the client of a TCP connection between two sockets of this host is this
+// process's user; the proxy serves its own pages (the dashboard, the route
+// list) only to that user. On Linux it is the uid of the socket whose
+// local address is the client's and whose remote address is the server's,
+// in /proc/net/tcp or tcp6 (PeerUID; a table is read only up to that
+// line). On Windows it is the user of the process that owns the
+// connection (GetExtendedTcpTable with TCP_TABLE_OWNER_PID_CONNECTIONS,
+// then that process's token), compared with this process's; the tables are
+// read by code (tcptable.go) that is built and fuzzed everywhere. Elsewhere
+// PeerOf returns an error wrapping errors.ErrUnsupported. ErrNoPeer says no
+// socket of this host is the client (a remote client, or it closed).
+//
+// The package imports nothing of binky's, so the supervisor and the proxy
+// can use it without linking the registry.
 package listeners

@@ -25,6 +25,9 @@ import (
 const backendEnv = "BINKY_PROXY_TEST_BACKEND"
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(fetchEnv); spec != "" {
+		os.Exit(runFetch(spec))
+	}
 	if name := os.Getenv(backendEnv); name != "" {
 		if err := runBackend(name); err != nil {
 			fmt.Fprintln(os.Stderr, "backend:", err)

@@ -11,6 +11,17 @@
 // is not running, or not answering, gets a page naming it that retries by
 // itself. TLS is optional: if it cannot be set up, http keeps working.
 //
+// The pages the proxy writes itself (the dashboard, the route list, a
+// routed service's 503/502 and starting pages) show one home's worlds, so
+// they answer only the home's own user (owner.go): the client must be on
+// loopback, and Options.Peer (listeners.PeerOf: the client socket's uid in
+// /proc/net/tcp{,6} on Linux, the owning process's user on Windows) must
+// say it is this process's user; asked once per connection, lazily. Anyone
+// else gets a fixed plain answer naming nothing: 403 for the dashboard and
+// the route list, a plain 503/502 with the same retry for a routed
+// service. Where the platform cannot tell (macOS, the BSDs) a loopback
+// client is served. Proxied traffic never asks.
+//
 // Forwarding has three paths. On the plain-HTTP listener, the front
 // (front.go) reads each request head from the connection's buffer before
 // net/http does: a bodiless GET, HEAD or OPTIONS over HTTP/1.1 for a running

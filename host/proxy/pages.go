@@ -108,8 +108,12 @@ func (p *Proxy) writeRouteList(w http.ResponseWriter, r *http.Request, status in
 }
 
 // writeUnavailable answers for a route that is not running or not answering,
-// with a page that reloads itself.
+// with a page that reloads itself; another user gets it plain (owner.go).
 func (p *Proxy) writeUnavailable(w http.ResponseWriter, r *http.Request, rt Route, why string) {
+	if !p.isOwner(r) {
+		writePlainRetry(w, http.StatusServiceUnavailable, retrySeconds)
+		return
+	}
 	if why == "" {
 		why = "unavailable"
 	}
@@ -122,7 +126,12 @@ func (p *Proxy) writeUnavailable(w http.ResponseWriter, r *http.Request, rt Rout
 
 // writeBadGateway answers when the backend accepted the connection but the
 // exchange failed; it also retries, since a restarting dev server does this.
+// Another user gets it plain (owner.go).
 func (p *Proxy) writeBadGateway(w http.ResponseWriter, r *http.Request, rt Route) {
+	if !p.isOwner(r) {
+		writePlainRetry(w, http.StatusBadGateway, retrySeconds)
+		return
+	}
 	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds))
 	p.render(w, http.StatusBadGateway, "unavailable", pageData{
 		Title: rt.Service + " did not answer", Dashboard: p.linkURL(r, p.dashHost),

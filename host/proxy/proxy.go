@@ -6,6 +6,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/binkyhq/binky/host/certs"
+	"github.com/binkyhq/binky/host/listeners"
 )
 
 // Default listen addresses. Port 80 (and 443) give URLs without a port;
@@ -53,6 +55,14 @@ type Options struct {
 	// ("binky home 3f2a… (/home/ann/.binky), pid 812"), for the log and
 	// Note; nil or "" leaves the bind error as the reason.
 	Holder func(addr string) string
+	// Peer tells who is at the client end of a connection to the proxy
+	// (client: the address it connects from; server: the proxy's address
+	// it reached). The pages the proxy writes itself are shown only when
+	// the answer is Mine (owner.go); an error wrapping
+	// errors.ErrUnsupported (the platform cannot tell) shows them to a
+	// loopback client, any other error refuses. Nil is listeners.PeerOf,
+	// the real one; tests may pass another.
+	Peer func(client, server netip.AddrPort) (listeners.Peer, error)
 }
 
 // Proxy routes requests by Host to local backends.
@@ -101,6 +111,9 @@ func New(opts Options) *Proxy {
 	}
 	if opts.TLSFallbackAddr == "" {
 		opts.TLSFallbackAddr = DefaultTLSFallbackAddr
+	}
+	if opts.Peer == nil {
+		opts.Peer = listeners.PeerOf
 	}
 	if opts.DashboardHost == "" {
 		opts.DashboardHost = DefaultDashboardHost
@@ -154,6 +167,8 @@ func hostURL(scheme, host string, port, def int) string {
 }
 
 // ServeHTTP applies the host policy and forwards to the route's backend.
+// The dashboard and the route list answer only the home's own user
+// (owner.go).
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	host, ok := normalizeHost(r.Host)
 	if !ok || !isLocalhost(host) {
@@ -161,6 +176,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if host == p.dashHost {
+		if !p.ownerOnly(w, r) {
+			return
+		}
 		if p.opts.Dashboard != nil {
 			p.opts.Dashboard.ServeHTTP(w, r)
 			return
@@ -170,6 +188,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e := p.table.Load().hosts[host]
 	if e == nil {
+		if !p.ownerOnly(w, r) {
+			return
+		}
 		p.writeRouteList(w, r, http.StatusNotFound)
 		return
 	}
@@ -277,6 +298,7 @@ func (p *Proxy) newServer(base context.Context) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          p.stdlog,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       connContext,
 	}
 	p.servers = append(p.servers, srv)
 	return srv

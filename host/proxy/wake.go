@@ -172,6 +172,10 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 	if n, ok := wk.(WakeNoter); ok {
 		note = n.WakeNote(rt.Project, rt.Worktree)
 	}
+	if browser && !p.isOwner(r) {
+		writePlainRetry(w, http.StatusServiceUnavailable, 1)
+		return true
+	}
 	if browser {
 		title, why := "starting "+rt.Worktree+"…", "starting"
 		if note != "" {

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -202,4 +203,70 @@ func TestUnixUserHarness(t *testing.T) {
 		t.Errorf("bob lists alice's home:\n%s", out)
 	}
 	e.must("down", "feat")
+}
+
+// proxyOf is the address of the proxy serving the world's web URL.
+func proxyOf(t *testing.T, e *env, worktree string) (addr, host string) {
+	t.Helper()
+	u, err := url.Parse(e.status().world(t, worktree).service(t, "web").URL)
+	if err != nil || u.Port() == "" {
+		t.Fatalf("web's URL %v has no proxy port", u)
+	}
+	return "127.0.0.1:" + u.Port(), u.Hostname()
+}
+
+// fetchAs fetches http://addr/ with Host host as u (curl, so the client
+// socket is u's) and returns the status line's code and the body.
+func fetchAs(t *testing.T, u *unixUser, addr, host string) (int, string) {
+	t.Helper()
+	args := []string{"-s", "-o", "-", "-w", "\n%{http_code}", "-H", "Host: " + host, "http://" + addr + "/"}
+	var out string
+	var err error
+	if u == nil {
+		var b []byte
+		b, err = exec.Command("curl", args...).Output()
+		out = string(b)
+	} else {
+		out, err = u.run(t, "curl", args...)
+	}
+	if err != nil {
+		t.Fatalf("curl %s (Host %s): %v\n%s", addr, host, err, out)
+	}
+	i := strings.LastIndex(out, "\n")
+	code, _ := strconv.Atoi(out[i+1:])
+	return code, out[:i]
+}
+
+// TestDashboardOnlyForItsUser: another local user who fetches a home's
+// dashboard or an unknown name's route list is refused with a page that
+// names nothing of the home; the home's user is served; proxied traffic
+// to the running world is unchanged for both (issue 37, item 4).
+func TestDashboardOnlyForItsUser(t *testing.T) {
+	needCommand(t, "curl", "apt-get install curl")
+	alice, bob := newUnixUser(t), newUnixUser(t)
+	e := newEnvAs(t, alice, userWebWorld, sharedLeases(t))
+	e.must("up", "-q", "feat")
+	addr, host := proxyOf(t, e, "feat")
+	secrets := []string{"feat", "shared", e.home, e.repo}
+	for _, h := range []string{"binky.localhost", "nosuch.shared.localhost"} {
+		code, body := fetchAs(t, bob, addr, h)
+		if code != 403 {
+			t.Errorf("bob's GET Host %s: %d; want 403\n%s", h, code, body)
+		}
+		for _, s := range secrets {
+			if strings.Contains(body, s) {
+				t.Errorf("bob's GET Host %s reveals %q:\n%s", h, s, body)
+			}
+		}
+		code, body = fetchAs(t, alice, addr, h)
+		if code == 403 || !strings.Contains(body, "feat") {
+			t.Errorf("alice's GET Host %s: %d; want her page naming her world\n%s", h, code, body)
+		}
+	}
+	// The application itself answers everyone, as it would on its port.
+	for _, u := range []*unixUser{alice, bob} {
+		if code, body := fetchAs(t, u, addr, host); code != 200 {
+			t.Errorf("%s's GET of the world's URL: %d; want 200 from the app\n%s", u.name, code, body)
+		}
+	}
 }

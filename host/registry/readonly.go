@@ -110,8 +110,8 @@ func unwritable(dir string, err error) error {
 // ReadOnly reports why the registry refuses writes (an *UnwritableError),
 // or nil when it is writable.
 func (r *Registry) ReadOnly() error {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return r.readOnly
 }
 
@@ -133,15 +133,23 @@ func (r *Registry) Reopen(ctx context.Context) error {
 		r.mu.Unlock()
 		return why
 	}
+	r.ops.Lock()
+	defer r.ops.Unlock()
+	// The exclusive view holds the file locked: close before reopening.
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.readOnly == nil {
+	old, closed, ro := r.pool, r.closed, r.readOnly
+	if !closed && ro != nil {
+		r.pool = nil
+	}
+	r.mu.Unlock()
+	switch {
+	case closed:
+		return fmt.Errorf("reopen registry %s: it is closed", r.path)
+	case ro == nil:
 		return nil
 	}
-	// The exclusive view holds the file locked: close before reopening.
-	if r.pool != nil {
-		r.pool.Close()
-		r.pool = nil
+	if old != nil {
+		old.Close()
 	}
 	current, err := inspect(r.path)
 	var pool *sqlitex.Pool
@@ -149,16 +157,35 @@ func (r *Registry) Reopen(ctx context.Context) error {
 		pool, err = openWritable(ctx, r.path, current)
 	}
 	if err == nil {
-		r.pool, r.readOnly = pool, nil
+		if !r.install(pool, nil) {
+			return fmt.Errorf("reopen registry %s: it was closed meanwhile", r.path)
+		}
 		return nil
 	}
-	if why := Unwritable(dir); why != nil {
-		r.readOnly = why
+	why := Unwritable(dir)
+	if why == nil {
+		why = ro
 	}
 	if pool, rerr := openReadOnly(ctx, r.path); rerr == nil {
-		r.pool = pool
+		r.install(pool, why)
 	}
 	return fmt.Errorf("reopen registry %s for writing: %w", r.path, err)
+}
+
+// install makes pool the registry's, read-only for readOnly (nil:
+// writable), unless the registry was closed meanwhile: then pool is
+// closed and install reports false.
+func (r *Registry) install(pool *sqlitex.Pool, readOnly error) bool {
+	r.mu.Lock()
+	closed := r.closed
+	if !closed {
+		r.pool, r.readOnly = pool, readOnly
+	}
+	r.mu.Unlock()
+	if closed {
+		pool.Close()
+	}
+	return !closed
 }
 
 // readView is one way of reading the registry without writing to it.

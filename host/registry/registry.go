@@ -55,11 +55,15 @@ type Registry struct {
 	lockWait time.Duration
 	now      func() time.Time
 
-	// mu is held for reading by every operation, and for writing while
-	// Reopen swaps the pool.
-	mu       sync.RWMutex
-	pool     *sqlitex.Pool // nil only after a Reopen that could open nothing
+	// ops is held for reading by every operation, and for writing while
+	// Reopen swaps the pool (the exclusive read-only view holds the file
+	// locked until its pool is closed).
+	ops sync.RWMutex
+	// mu guards the fields below, briefly.
+	mu       sync.Mutex
+	pool     *sqlitex.Pool // nil when closed, or after a Reopen that could open nothing
 	readOnly error         // why writes are refused (an *UnwritableError); nil when writable
+	closed   bool
 }
 
 // Open opens (creating, with mode 0600, and migrating) the registry at path,
@@ -261,16 +265,17 @@ func pragmaInt(conn *sqlite.Conn, name string) (int32, error) {
 // Path is the database file.
 func (r *Registry) Path() string { return r.path }
 
-// Close closes every connection, waiting for operations under way.
+// Close closes every connection, interrupting operations under way and
+// waiting for them.
 func (r *Registry) Close() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.pool == nil {
+	pool := r.pool
+	r.pool, r.closed = nil, true
+	r.mu.Unlock()
+	if pool == nil {
 		return nil
 	}
-	err := r.pool.Close()
-	r.pool = nil
-	if err != nil {
+	if err := pool.Close(); err != nil {
 		return fmt.Errorf("close registry %s: %w", r.path, err)
 	}
 	return nil
@@ -280,28 +285,29 @@ func (r *Registry) Close() error {
 // lockWait when ctx has no deadline. For a write, a read-only registry
 // answers ErrReadOnly with the reason instead.
 func (r *Registry) take(ctx context.Context, writing bool) (*sqlite.Conn, func(), error) {
-	r.mu.RLock()
+	r.ops.RLock()
+	r.mu.Lock()
+	pool, readOnly := r.pool, r.readOnly
+	r.mu.Unlock()
 	switch {
-	case writing && r.readOnly != nil:
-		err := fmt.Errorf("%w: %w", ErrReadOnly, r.readOnly)
-		r.mu.RUnlock()
-		return nil, nil, err
-	case r.pool == nil:
-		r.mu.RUnlock()
+	case writing && readOnly != nil:
+		r.ops.RUnlock()
+		return nil, nil, fmt.Errorf("%w: %w", ErrReadOnly, readOnly)
+	case pool == nil:
+		r.ops.RUnlock()
 		return nil, nil, fmt.Errorf("registry %s is not open", r.path)
 	}
 	cancel := func() {}
 	if _, ok := ctx.Deadline(); !ok {
 		ctx, cancel = context.WithTimeout(ctx, r.lockWait)
 	}
-	pool := r.pool
 	conn, err := pool.Take(ctx)
 	if err != nil {
 		cancel()
-		r.mu.RUnlock()
+		r.ops.RUnlock()
 		return nil, nil, err
 	}
-	return conn, func() { pool.Put(conn); cancel(); r.mu.RUnlock() }, nil
+	return conn, func() { pool.Put(conn); cancel(); r.ops.RUnlock() }, nil
 }
 
 // read runs fn on a connection (outside a write transaction).

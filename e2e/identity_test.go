@@ -327,8 +327,19 @@ migrate   = "psql -qX -v ON_ERROR_STOP=1 '${self.url}' -c 'CREATE TABLE IF NOT E
 			t.Errorf("home b's refusal does not name %q:\n%s", want, r.stderr)
 		}
 	}
-	if r := b.binky("remove", "--force", "-q", "shared"); r.code != 0 {
-		t.Logf("home b's remove of its failed world: exit %d: %s", r.code, r.stderr)
+	// Home b's record of the slice it never made: remove --force forgets
+	// it and says whose it is — another home's, in use — never to drop it.
+	r = b.binky("remove", "--force", "-q", "shared")
+	if r.code != 0 {
+		t.Errorf("home b's remove --force of its failed world: exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"belongs to another binky home", homeA, a.home, "in use by it", "binky left it alone"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("home b's remove --force does not say %q of home a's database:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "by hand") {
+		t.Errorf("home b's remove --force tells the user to drop home a's live database by hand:\n%s", r.stderr)
 	}
 	if got := psql(e2ePostgres, "SELECT count(*) FROM pg_database WHERE datname = '"+dbName+"'"); got != "1" {
 		t.Fatalf("home a's database %s is gone after home b's up and remove", dbName)

@@ -41,6 +41,10 @@ func (c *statusCmd) Run(g *globals) error {
 // Colours are escape codes tabwriter counts as text; every cell of a
 // coloured column carries the same codes, so the columns still line up.
 func printStatus(out io.Writer, res api.StatusResult, st style) error {
+	if dg := res.Degraded; dg != nil {
+		// The daemon's home takes no new data: first, whatever follows.
+		fmt.Fprintf(out, "%s %s (since %s)\n\n", st.paint(ansiRed, "degraded:"), dg.Reason, dg.Since.Local().Format("15:04:05"))
+	}
 	if len(res.Worlds) == 0 {
 		fmt.Fprintln(out, "no worlds yet: `binky up <branch>` in a repository with a binky.toml")
 		return nil

@@ -107,3 +107,18 @@ func (l *lockedBuf) String() string {
 	defer l.mu.Unlock()
 	return l.buf.String()
 }
+
+// TestPrintStatusDegraded: a degraded daemon's reason comes first, even
+// with no worlds to show.
+func TestPrintStatusDegraded(t *testing.T) {
+	reason := "binky's home /h is on a full disk (no space left on device); the daemon supervises running worlds but refuses new work until space is freed"
+	for _, worlds := range [][]api.World{nil, {{Project: "p", Worktree: "a", Branch: "a", State: "up"}}} {
+		var out bytes.Buffer
+		if err := printStatus(&out, api.StatusResult{Worlds: worlds, Degraded: &api.Degraded{Reason: reason, Since: time.Now()}}, style{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out.String(), "degraded: "+reason+" (since ") {
+			t.Errorf("status with %d worlds does not start with the degraded reason:\n%s", len(worlds), out.String())
+		}
+	}
+}

@@ -29,7 +29,7 @@ func TestCheckUnknownAdapter(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "binky.toml")
-		src := "[project]\nname = \"p\"\n\n[services.db]\nadapter = \"" + tc.adapter + "\"\n"
+		src := "[project]\nname = \"p\"\n\n[services.db]\nadapter = \"" + tc.adapter + "\"\nadmin_url = \"${env.DB_ADMIN_URL}\"\n"
 		if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}

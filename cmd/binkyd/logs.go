@@ -279,9 +279,10 @@ func logRedactor(ctx context.Context, home string) (*redact.Redactor, error) {
 // registryRedactor is logview.Redactor; a seam for tests.
 var registryRedactor = logview.Redactor
 
-// redactorFor is logview.Redactor, which opens binky.db for writing (it
-// migrates on open). When that fails for want of a write (cannotWrite: a
-// full disk…), the same secrets are read from binky.db read-only (view,
+// redactorFor is logview.Redactor, which opens binky.db through
+// registry.Open (migrating an older schema). When that fails for want of a
+// write (cannotWrite: an older schema on a full disk, a home the caller
+// may not write…), the same secrets are read from binky.db read-only (view,
 // when the caller read it already) and degraded says why.
 func redactorFor(ctx context.Context, home string, view *registryView) (red *redact.Redactor, degraded, err error) {
 	red, err = registryRedactor(ctx, home)

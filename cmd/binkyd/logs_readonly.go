@@ -23,12 +23,14 @@ import (
 
 // `binky logs` reads; it must work when nothing can be written (a full
 // disk, a read-only file system), which is when one most wants to read
-// what a service logged. Two of its steps write:
+// what a service logged. Two of its steps may fail then:
 //
 //   - the redactor comes from registry.Open (logview.Redactor), which
-//     migrates binky.db in a write transaction on every open;
-//   - with no daemon running, finding the world starts one, and a daemon
-//     cannot start without writing.
+//     writes nothing to a registry at the current schema and opens it
+//     read-only on a full disk, but must migrate an older one, and cannot
+//     open one the caller may not write (another user's home);
+//   - with no daemon running, finding the world starts one, which starts
+//     degraded on a full disk but not on a home it cannot write at all.
 //
 // When either fails, logs reads binky.db read-only instead (registryView):
 // no transaction, no file created, and the same secrets redacted.

@@ -161,9 +161,15 @@ func TestLogsOnAFullDisk(t *testing.T) {
 		}
 	}
 	filler.Close()
-	// The disk is full for the registry too: opening it to write fails.
-	if _, err := logview.Redactor(context.Background(), home); err == nil || !cannotWrite(err) {
-		t.Fatalf("logview.Redactor on a full disk: %v; want a failed write (else this test tests nothing)", err)
+	if registry.Unwritable(mnt) == nil {
+		t.Fatalf("%s still takes writes after filling it (else this test tests nothing)", mnt)
+	}
+	// The registry opens all the same: at the current schema opening
+	// writes nothing (registry.Open; read-only where it must), so logs
+	// redacts through logview.Redactor. TestLogsWhenTheRegistryCannotBeWritten
+	// covers the read-only fallback for when it cannot.
+	if _, err := logview.Redactor(context.Background(), home); err != nil {
+		t.Fatalf("logview.Redactor on a full disk: %v; want the registry opened without writing", err)
 	}
 
 	d := &fakeStatus{world: acmeWorld}
@@ -173,9 +179,6 @@ func TestLogsOnAFullDisk(t *testing.T) {
 		t.Fatalf("logs on a full disk, daemon up: %v (stderr %q)", err, errOut)
 	}
 	checkRedacted(t, "daemon up", out)
-	if !strings.Contains(errOut, "read it read-only") {
-		t.Errorf("daemon up: stderr %q; want a note that the registry was read read-only", errOut)
-	}
 
 	// The daemon gone: its registry closed (merging the log into the file
 	// if the disk lets it), and none can start.

@@ -383,6 +383,17 @@ type StatusResult struct {
 	Home *Home `json:"home,omitempty"`
 	// Proxy is where this home's proxy listens; its URLs carry that port.
 	Proxy *ProxyInfo `json:"proxy,omitempty"`
+	// Degraded is set while the daemon's home takes no new data.
+	Degraded *Degraded `json:"degraded,omitempty"`
+}
+
+// Degraded says the daemon runs degraded: its home takes no new data (a
+// full disk, a spent quota, a read-only file system). It supervises and
+// re-adopts the running worlds, and refuses every verb that would write
+// with Reason (docs/troubleshooting.md).
+type Degraded struct {
+	Reason string    `json:"reason"`
+	Since  time.Time `json:"since"`
 }
 
 // Home identifies a BINKY_HOME.

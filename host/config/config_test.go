@@ -93,7 +93,8 @@ url = "u"
 [services.none]
 cmd = "x"
 [services.db]
-adapter = "postgres"`)
+adapter = "postgres"
+admin_url = "${env.PG_ADMIN_URL}"`)
 	tests := []struct {
 		svc     string
 		want    []string
@@ -127,7 +128,8 @@ name = "a"
 cmd = "x"
 health = "http://localhost/"
 [services.db]
-adapter = "postgres"`)
+adapter = "postgres"
+admin_url = "${env.PG_ADMIN_URL}"`)
 	api := c.Services["api"]
 	if api.Restart != "on-failure" || api.StopTimeout != 10*time.Second {
 		t.Errorf("got restart %q stop_timeout %v; want on-failure 10s", api.Restart, api.StopTimeout)

@@ -117,6 +117,7 @@ func footguns(d *decoder, c *Config) {
 			credentials(d, s, l)
 		}
 		if s.IsAdapter() {
+			adminURL(d, s)
 			sliceTarget(d, s, "migrate", s.Migrate)
 			sliceTarget(d, s, "seed", s.Seed)
 			goldenInputs(d, s)
@@ -148,6 +149,25 @@ func credentials(d *decoder, s *Service, l located) {
 	case cred != "":
 		d.warnf(l.path, fix, "%s holds a literal credential (%s)", keyName(l.path), cred)
 	}
+}
+
+// reachesServer reports whether adapter is one of binky's own adapters
+// that reach their server through admin_url: every one of ProductAdapters
+// but sqlite, which keeps its slices in files. Another adapter says what
+// it needs when it is called.
+func reachesServer(adapter string) bool {
+	return adapter != "sqlite" && slices.Contains(ProductAdapters, adapter)
+}
+
+// adminURL rejects an adapter service of a server adapter with no
+// admin_url: its every call would fail, and binky up would only find out
+// after it had started the services before it.
+func adminURL(d *decoder, s *Service) {
+	if s.AdminURL != "" || s.Cmd != "" || !reachesServer(s.Adapter) {
+		return
+	}
+	d.errorf([]string{"services", s.Name, "adapter"}, "add admin_url = \"${env."+strings.ToUpper(s.Name)+"_ADMIN_URL}\" and export that variable, or keep it in the env_file; docs/adapters.md shows each adapter's URL",
+		"services.%s has no admin_url, and adapter %s reaches its server through it", s.Name, quote(s.Adapter))
 }
 
 // goldenInputs warns when a golden template is built by migrate or seed

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -55,8 +56,9 @@ type Daemon struct {
 	homeID    string // registry.HomeID: in process markers, port leases and slice claims
 	log       hclog.Logger
 	redact    *redact.Redactor
-	events    *events.Log
+	events    atomic.Pointer[events.Log] // nil while a degraded start could not open events.log
 	reg       *registry.Registry
+	deg       degradedMode // the home takes no new data (degraded.go)
 	ports     *ports.Allocator
 	adapter   *adapter.Host
 	sup       *supervisor.Supervisor
@@ -95,20 +97,22 @@ func New(opts Options) *Daemon {
 		redact:    red,
 		routeKick: make(chan struct{}, 1),
 	}
+	// A verb that writes is refused while the home takes no new data
+	// (degraded.go); ping, stop, status and env only read.
 	d.handlers = map[string]handler{
 		api.OpPing:    d.opPing,
 		api.OpStop:    d.opStop,
-		api.OpUp:      engineOp(d, (*world.Engine).OpUp),
-		api.OpDown:    engineOp(d, (*world.Engine).OpDown),
-		api.OpRemove:  engineOp(d, (*world.Engine).OpRemove),
+		api.OpUp:      d.writing(engineOp(d, (*world.Engine).OpUp), nil),
+		api.OpDown:    d.writing(engineOp(d, (*world.Engine).OpDown), nil),
+		api.OpRemove:  d.writing(engineOp(d, (*world.Engine).OpRemove), nil),
 		api.OpStatus:  d.opStatus,
 		api.OpEnv:     d.opEnv,
-		api.OpVerify:  engineOp(d, (*world.Engine).OpVerify),
-		api.OpReset:   engineOp(d, (*world.Engine).OpReset),
-		api.OpRestart: engineOp(d, (*world.Engine).OpRestart),
-		api.OpGolden:  engineOp(d, (*world.Engine).OpGolden),
-		api.OpReserve: d.opReserve,
-		api.OpRun:     engineOp(d, (*world.Engine).OpRun),
+		api.OpVerify:  d.writing(engineOp(d, (*world.Engine).OpVerify), nil),
+		api.OpReset:   d.writing(engineOp(d, (*world.Engine).OpReset), nil),
+		api.OpRestart: d.writing(engineOp(d, (*world.Engine).OpRestart), nil),
+		api.OpGolden:  d.writing(engineOp(d, (*world.Engine).OpGolden), goldenWrites),
+		api.OpReserve: d.writing(d.opReserve, reserveWrites),
+		api.OpRun:     d.writing(engineOp(d, (*world.Engine).OpRun), nil),
 	}
 	return d
 }
@@ -136,20 +140,34 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.stop = cancel
 	d.started = time.Now()
 
+	// On a home that takes no new data the registry opens read-only and
+	// the daemon runs degraded (degraded.go): it still re-adopts and
+	// supervises its worlds, and skips the writes below until there is
+	// room.
 	if d.reg, err = registry.Open(ctx, filepath.Join(d.home, "binky.db")); err != nil {
 		return err
 	}
 	defer d.reg.Close()
+	d.startDegraded()
 	if d.homeID, err = d.reg.HomeID(ctx); err != nil {
 		return err
 	}
 	if err := writeHomeID(d.home, d.homeID); err != nil {
+		if !d.tolerate("record the home id", err) {
+			return err
+		}
+		d.deg.homeID = true
+	}
+	if l, err := events.Open(filepath.Join(d.home, "events.log"), d.redact); err == nil {
+		d.events.Store(l)
+	} else if !d.tolerate("open the event log", err) {
 		return err
 	}
-	if d.events, err = events.Open(filepath.Join(d.home, "events.log"), d.redact); err != nil {
-		return err
-	}
-	defer d.events.Close()
+	defer func() {
+		if l := d.events.Load(); l != nil {
+			l.Close()
+		}
+	}()
 	// Port blocks are leased machine-wide, so no other home on this
 	// machine (another of this user's, or another user's) is handed a
 	// block this home keeps.
@@ -197,6 +215,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.startAdmission(ctx)
 	d.w.SetAdmission(d.adm, d.admOff)
 	d.startTrim(ctx)
+	go d.degradedLoop(ctx)
 
 	sock := api.Socket(d.home)
 	ln, err := d.listenAPI(sock)
@@ -311,10 +330,17 @@ func (d *Daemon) keepSocket(ctx context.Context, sock string, ln net.Listener, s
 	}
 }
 
-// emit writes an event; a failure to log is logged, never fatal.
+// emit writes an event; a failure to log is logged, never fatal. A
+// degraded daemon, whose home takes no new data, drops events silently.
 func (d *Daemon) emit(e events.Event) {
-	if err := d.events.Emit(e); err != nil {
-		d.log.Warn("write event", "event", e.Event, "error", err)
+	l := d.events.Load()
+	if l == nil {
+		return
+	}
+	if err := l.Emit(e); err != nil {
+		if why, _ := d.degraded(); why == nil {
+			d.log.Warn("write event", "event", e.Event, "error", err)
+		}
 	}
 }
 

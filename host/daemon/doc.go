@@ -3,5 +3,8 @@
 // the op table, the locks (one world, one repository at a time), the event
 // log, the admission queue, the proxy's routes and status, and wires them
 // into host/world's Engine, which runs a world's lifecycle (up, down,
-// remove, reset, restart, verify, run, golden).
+// remove, reset, restart, verify, run, golden). It owns degraded mode
+// (degraded.go): on a home that takes no new data it starts anyway,
+// re-adopts and supervises its worlds, refuses the verbs that write with
+// the reason, and leaves that mode once there is room again.
 package daemon

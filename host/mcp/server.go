@@ -136,7 +136,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.out = &lineWriter{w: out}
 	std := server.NewStdioServer(s.mcp)
 	std.SetErrorLogger(s.log.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}))
-	err := std.Listen(ctx, in, s.out)
+	err := std.Listen(ctx, &lineEnded{r: in}, s.out)
 	if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil
 	}

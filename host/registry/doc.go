@@ -11,6 +11,12 @@
 // BEGIN IMMEDIATE transaction, so writers from several goroutines or
 // processes queue for the lock instead of failing with SQLITE_BUSY.
 //
+// Opening a registry already at this binary's schema writes nothing. On a
+// directory that takes no new data (a full disk, a spent quota, a
+// read-only file system: Unwritable) the registry is opened read-only
+// instead (readonly.go): reads work, writes fail with ErrReadOnly, and
+// Reopen makes it writable once there is room again.
+//
 // A service's Address may hold credentials: callers redact it before showing
 // it to anyone.
 package registry

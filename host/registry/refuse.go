@@ -33,43 +33,46 @@ const moveAside = "move it aside or set BINKY_HOME to another directory"
 // file beside it, the header may be stale (Binky's own registry before its
 // first checkpoint), so the decision is left to checkVersion on the open
 // connection.
-func inspect(path string) error {
+//
+// current reports a header with Binky's application id and this binary's
+// schema version: a registry Open need not create or migrate.
+func inspect(path string) (current bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	var h [100]byte
 	n, err := io.ReadFull(f, h[:])
 	switch {
 	case n == 0 && (err == nil || errors.Is(err, io.EOF)):
-		return nil // a new, empty file: ours to make
+		return false, nil // a new, empty file: ours to make
 	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
-		return err
+		return false, err
 	case n < len(h) || string(h[:len(sqliteMagic)]) != sqliteMagic:
-		return fmt.Errorf("%w: it is not a SQLite database; %s", ErrNotRegistry, moveAside)
+		return false, fmt.Errorf("%w: it is not a SQLite database; %s", ErrNotRegistry, moveAside)
 	}
 	version := int32(binary.BigEndian.Uint32(h[60:64]))
 	appID := int32(binary.BigEndian.Uint32(h[68:72]))
 	switch appID {
 	case AppID:
-		return newerCheck(version)
+		return version == SchemaVersion, newerCheck(version)
 	case 0:
 	default:
-		return foreignID(appID)
+		return false, foreignID(appID)
 	}
 	walMode := h[18] == 2 && h[19] == 2 // Binky's registry is always WAL
 	if st, err := os.Stat(path + "-wal"); walMode && err == nil && st.Size() > 0 {
-		return nil
+		return false, nil
 	}
 	names, err := schemaNames(path)
 	if err != nil {
-		return fmt.Errorf("%w: it cannot be read as a SQLite database (%v); %s", ErrNotRegistry, err, moveAside)
+		return false, fmt.Errorf("%w: it cannot be read as a SQLite database (%v); %s", ErrNotRegistry, err, moveAside)
 	}
-	return foreignSchema(names)
+	return false, foreignSchema(names)
 }
 
 func newerCheck(version int32) error {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -204,5 +205,32 @@ func TestHomeIDIsStable(t *testing.T) {
 	defer other.Close()
 	if oid, _ := other.HomeID(ctx); oid == id {
 		t.Fatalf("two homes got the same id %q", id)
+	}
+}
+
+// TestOpenCurrentWritesNothing: opening a registry already at this
+// binary's schema writes nothing to it: its bytes are the same after an
+// Open and Close.
+func TestOpenCurrentWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	r, path := newRegistry(t)
+	if _, err := r.UpsertWorktree(ctx, &Worktree{Project: "shop", Name: "main", Branch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := again.Worktrees(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Errorf("Open and Close of a current registry changed %s", path)
 	}
 }

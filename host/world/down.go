@@ -399,14 +399,25 @@ func (d *Engine) destroySlices(ctx context.Context, s *stream, rec *registry.Wor
 		if err == nil {
 			_, err = it.conn.Destroy(ctx, &sdk.DestroyRequest{Target: it.target})
 		}
+		owner, foreign := otherHome(err)
 		if err != nil && !force {
+			if foreign {
+				return nil, api.Errorf(api.CodeConflict, "destroy %s slice %q of %s: %s (remove --force forgets it in this home and leaves it to its owner)", it.adapter, it.target.Slice, it.service, foreignSlice(owner))
+			}
 			return nil, api.Errorf(api.CodeFailed, "destroy %s slice %q of %s: %v (run remove again to finish, or remove --force to forget it and be told where it is left)", it.adapter, it.target.Slice, it.service, err)
 		}
 		if err != nil {
 			where := serverOf(it.target)
 			msg := fmt.Sprintf("%s slice %q of %s on %s", it.adapter, it.target.Slice, it.service, where)
-			left = append(left, msg+": "+d.redact.String(err.Error()))
-			s.progress("left", it.service, msg+" (could not be destroyed; drop it by hand)")
+			if foreign {
+				// Not this home's to drop, nor the user's: its owner's
+				// world uses it.
+				left = append(left, msg+": "+foreignSlice(owner))
+				s.progress("left", it.service, msg+" ("+foreignSlice(owner)+")")
+			} else {
+				left = append(left, msg+": "+d.redact.String(err.Error())+"; drop it by hand")
+				s.progress("left", it.service, msg+" (could not be destroyed; drop it by hand)")
+			}
 			d.emit(events.Event{Event: events.SliceLeft, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter, Detail: msg, Error: err.Error()})
 			if derr := d.reg.DeleteService(ctx, rec.ID, it.service); derr != nil {
 				return left, fmt.Errorf("forget the slice of %s: %w", it.service, derr)
@@ -419,6 +430,32 @@ func (d *Engine) destroySlices(ctx context.Context, s *stream, rec *registry.Wor
 		d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter})
 	}
 	return left, nil
+}
+
+// otherHome reads, out of a destroy's refusal, the binky home that owns
+// the slice: an adapter refuses another home's slice with CodeConflict and
+// the words of sdk.Target.CheckClaim, "… belongs to another binky home,
+// <owner> (<label>), not to this one …". owner is "<owner> (<label>)" as
+// the adapter wrote it (the label: that home's directory and uid).
+func otherHome(err error) (owner string, ok bool) {
+	if err == nil || sdk.CodeOf(err) != sdk.CodeConflict {
+		return "", false
+	}
+	const mark, end = "belongs to another binky home, ", ", not to this one"
+	_, rest, found := strings.Cut(err.Error(), mark)
+	if !found {
+		return "", false
+	}
+	owner, _, found = strings.Cut(rest, end)
+	if !found || owner == "" {
+		return "", false
+	}
+	return owner, true
+}
+
+// foreignSlice says what is true of a slice another binky home owns.
+func foreignSlice(owner string) string {
+	return "it belongs to another binky home, " + owner + ", and is in use by it; binky left it alone"
 }
 
 // serverOf names where a slice lives, with no credential: the admin URL's

@@ -54,6 +54,11 @@ type Engine struct {
 	hostOf             func(*config.Config, *registry.Worktree) func(string) string
 	worldConfig        func(*registry.Worktree) (*config.Config, error)
 
+	// unfailed holds the ids of worlds Reconcile found mid-up but could
+	// not mark failed (the registry took no writes); RecordLive retries.
+	unfailedMu sync.Mutex
+	unfailed   []int64
+
 	goldens   KeyedLocks // golden template name → builds a template once
 	dataMoves KeyedLocks // adapter alias → its data directory moved once at a time
 	verifies  KeyedLocks // project/worktree → one verify of a world at a time

@@ -28,9 +28,16 @@ func (d *Engine) Reconcile(ctx context.Context) {
 			d.redact.Add(v)
 		}
 		if rec.State == StateStarting {
+			// A registry that takes no writes (a full disk) leaves it
+			// starting; RecordLive marks it once it can.
 			if err := d.reg.SetWorktreeState(ctx, rec.ID, StateFailed); err == nil {
 				rec.State = StateFailed
 				d.emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
+			} else {
+				d.log.Warn("reconcile: mark failed a world the previous daemon left mid-up", "world", rec.Project+"/"+rec.Name, "error", err)
+				d.unfailedMu.Lock()
+				d.unfailed = append(d.unfailed, rec.ID)
+				d.unfailedMu.Unlock()
 			}
 		}
 		svcs, err := d.reg.Services(ctx, rec.ID)
@@ -79,4 +86,61 @@ func (d *Engine) Reconcile(ctx context.Context) {
 		d.emit(e)
 	}
 	d.refreshRoutes(ctx)
+}
+
+// RecordLive writes to the registry what this daemon learned while the
+// registry took no writes (a degraded daemon, its home on a full disk):
+// each supervised service's process, or its exit, where the record says
+// otherwise; and the worlds Reconcile could not mark failed. What still
+// fails is logged.
+func (d *Engine) RecordLive(ctx context.Context) {
+	d.unfailedMu.Lock()
+	unfailed := d.unfailed
+	d.unfailed = nil
+	d.unfailedMu.Unlock()
+	for _, id := range unfailed {
+		rec, err := d.reg.WorktreeByID(ctx, id)
+		if err != nil || rec.State != StateStarting {
+			continue
+		}
+		if err := d.reg.SetWorktreeState(ctx, id, StateFailed); err != nil {
+			d.log.Warn("mark failed a world the previous daemon left mid-up", "world", rec.Project+"/"+rec.Name, "error", err)
+			continue
+		}
+		d.emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
+	}
+	type world struct{ project, name string }
+	recs := map[world]map[string]*registry.Service{}
+	ids := map[world]int64{}
+	for _, st := range d.sup.Statuses() {
+		k := world{st.Key.Project, st.Key.Worktree}
+		svcs, ok := recs[k]
+		if !ok {
+			if rec, err := d.reg.Worktree(ctx, k.project, k.name); err == nil {
+				ids[k] = rec.ID
+				if list, err := d.reg.Services(ctx, rec.ID); err == nil {
+					svcs = map[string]*registry.Service{}
+					for _, sv := range list {
+						svcs[sv.Name] = sv
+					}
+				}
+			}
+			recs[k] = svcs
+		}
+		sv := svcs[st.Key.Service]
+		if sv == nil {
+			continue
+		}
+		var err error
+		switch {
+		case st.Pid > 0 && (sv.PID != st.Pid || sv.StartTime != st.StartTime):
+			err = d.reg.SetServiceProcess(ctx, ids[k], sv.Name, st.Pid, st.Pgid, st.StartTime, string(st.State))
+		case st.Pid == 0 && sv.PID != 0 && st.LastExit != nil:
+			code := st.LastExit.Code
+			err = d.reg.SetServiceState(ctx, ids[k], sv.Name, string(st.State), &code, st.LastExit.Err)
+		}
+		if err != nil {
+			d.log.Warn("record what the supervisor learned while the registry took no writes", "service", st.Key.String(), "error", err)
+		}
+	}
 }

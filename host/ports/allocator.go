@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/binkyhq/binky/host/registry"
 )
@@ -56,6 +59,17 @@ type Allocator struct {
 
 	leases          *Leases
 	homeID, homeDir string
+	me              string // this process's user, as leases name it
+	pid             int    // this process, named in its leases as the home's daemon
+	pidStart        uint64 // and its start time
+	synced          atomic.Bool
+
+	ignoredMu sync.Mutex
+	ignored   []IgnoredLease // what the last view of the leases ignored
+
+	// afterWrite, when set (tests), runs after a lease is written and
+	// before other users' leases are read again.
+	afterWrite func(lo, hi int)
 }
 
 // New returns an allocator over reg.
@@ -79,6 +93,11 @@ func New(reg *registry.Registry, opts Options) (*Allocator, error) {
 			return nil, fmt.Errorf("new port allocator: home directory %s: %w", opts.HomeDir, err)
 		}
 		a.homeDir = dir
+		if a.me, err = currentOwner(); err != nil {
+			return nil, fmt.Errorf("new port allocator: this process's user: %w", err)
+		}
+		a.pid = os.Getpid()
+		a.pidStart = procStart(a.pid)
 	}
 	return a, nil
 }
@@ -126,6 +145,9 @@ func (a *Allocator) reserve(ctx context.Context, project, worktree string, size 
 	}
 	if size == 0 {
 		return nil, false, nil
+	}
+	if size > MaxBlock {
+		return nil, false, fmt.Errorf("reserve ports for %s/%s: the world asks for %d ports, more than the %d one world's block may have; give fewer of its services ports in binky.toml", project, worktree, size, MaxBlock)
 	}
 	if rng == [2]int{} {
 		rng = a.rng
@@ -260,8 +282,11 @@ func (a *Allocator) Block(ctx context.Context, project, worktree string) (lo, hi
 // Release gives the worktree's block back and returns what it was; 0, 0 when
 // it had none. With leases, the worktree's lease goes too.
 func (a *Allocator) Release(ctx context.Context, project, worktree string) (lo, hi int, err error) {
+	var sub string
 	if a.leases != nil {
-		unlock, err := a.leases.lock(ctx)
+		var unlock func()
+		var err error
+		sub, unlock, err = a.leases.lock(ctx)
 		if err != nil {
 			return 0, 0, fmt.Errorf("release ports of %s/%s: %w", project, worktree, err)
 		}
@@ -274,7 +299,7 @@ func (a *Allocator) Release(ctx context.Context, project, worktree string) (lo, 
 	if a.leases != nil {
 		// A lease that cannot be removed is an orphan of this home: the
 		// next reservation or SyncLeases removes it.
-		_ = a.dropLeases(project, worktree)
+		_ = a.dropLeases(sub, project, worktree)
 	}
 	if b == nil {
 		return 0, 0, nil

@@ -297,6 +297,9 @@ func kindOf(m fs.FileMode) string {
 // LeaseReport is what InspectLeases found.
 type LeaseReport struct {
 	Dir string
+	// Me is this user as the store names users (IgnoredLease.Owner): a
+	// uid on Unix, a SID on Windows.
+	Me string
 	// Missing: the directory does not exist yet (the first daemon makes
 	// it).
 	Missing bool
@@ -326,6 +329,7 @@ func InspectLeases(dir string) (LeaseReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("port leases: this process's user: %w", err)
 	}
+	rep.Me = me
 	fi, err := os.Lstat(l.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		rep.Missing = true

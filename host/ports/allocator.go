@@ -37,11 +37,11 @@ type Options struct {
 	// Tests replace it to fake held ports or a host without IPv6.
 	Bind func(network, address string) (io.Closer, error)
 
-	// Leases is the machine-global lease store (OpenLeases(DefaultLeaseDir())
-	// in the daemon). With it, every block this allocator hands out is
-	// leased there for this home, and blocks other homes lease are never
-	// handed out; nil leaves blocks in this home's registry only (tests of
-	// one home).
+	// Leases is the machine-global lease store (OpenLeases of
+	// DefaultLeaseDir() in the daemon). With it, every block this
+	// allocator hands out is leased there for this home, and blocks other
+	// homes lease (when their claims hold) are never handed out; nil
+	// leaves blocks in this home's registry only (tests of one home).
 	Leases *Leases
 	// HomeID and HomeDir name this home in its leases: the registry's home
 	// id and the BINKY_HOME directory, whose HomeIDFile must hold HomeID

@@ -27,7 +27,7 @@ func (d *Daemon) syncLeases(ctx context.Context) {
 			}
 			for i, ig := range res.Ignored {
 				if i == 10 {
-					d.log.Warn("more port lease files ignored; binky doctor lists them", "count", len(res.Ignored)-10)
+					d.log.Warn("more port lease files ignored; binky doctor lists them", "count", res.IgnoredTotal-10)
 					break
 				}
 				d.log.Warn(ig.String())

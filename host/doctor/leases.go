@@ -40,6 +40,9 @@ func checkLeases(_ context.Context, e *Env) []Finding {
 		}
 		out = append(out, warn(fix, "%s", ig))
 	}
+	if rep.Omitted > 0 {
+		out = append(out, warn("ls -lR "+rep.Dir, "%d more lease files in %s are ignored (only %d are listed)", rep.Omitted, rep.Dir, len(rep.Ignored)))
+	}
 	if len(out) == 0 {
 		out = append(out, ok("%d port leases in %s, none ignored", len(rep.Counted), rep.Dir))
 	}

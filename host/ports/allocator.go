@@ -64,8 +64,9 @@ type Allocator struct {
 	pidStart        uint64 // and its start time
 	synced          atomic.Bool
 
-	ignoredMu sync.Mutex
-	ignored   []IgnoredLease // what the last view of the leases ignored
+	ignoredMu    sync.Mutex
+	ignored      []IgnoredLease // what the last view of the leases ignored
+	ignoredTotal int            // and how many there were
 
 	// afterWrite, when set (tests), runs after a lease is written and
 	// before other users' leases are read again.

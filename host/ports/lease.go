@@ -38,6 +38,9 @@ const lockName = ".lock"
 // tmpPrefix starts the name of a lease being written.
 const tmpPrefix = ".tmp-"
 
+// maxHomeChecks bounds the looks at home directories in flight at once.
+const maxHomeChecks = 8
+
 // maxLeaseSize bounds what is read of a lease file: a lease is ~300 bytes.
 const maxLeaseSize = 64 << 10
 
@@ -84,6 +87,9 @@ type Leases struct {
 	// sem serializes this process's lockers before they reach the file
 	// lock, so that they queue in order instead of polling it together.
 	sem chan struct{}
+	// homeChecks bounds the looks at other homes' directories that have
+	// not ended (leaseLive).
+	homeChecks chan struct{}
 	// subdir, when set, is the name of this user's subdirectory instead
 	// of the first of the user's names (tests: two lock domains of one
 	// user stand for two users).
@@ -118,7 +124,7 @@ func OpenLeases(dir string, opts LeaseOptions) (*Leases, error) {
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	return &Leases{dir: abs, lockWait: wait, sem: make(chan struct{}, 1)}, nil
+	return &Leases{dir: abs, lockWait: wait, sem: make(chan struct{}, 1), homeChecks: make(chan struct{}, maxHomeChecks)}, nil
 }
 
 // Dir is the lease directory.

@@ -288,7 +288,7 @@ func TestHelperAsUser(t *testing.T) {
 		fmt.Sscanf(os.Getenv("BINKY_PORTS_RANGE"), "%d-%d", &rng[0], &rng[1])
 		h := newHome(t, home, openTestLeases(t, dir), rng)
 		leaseMany(t, h, "uid"+strconv.Itoa(os.Geteuid()), n, size)
-		for _, ig := range h.a.IgnoredLeases() {
+		for _, ig := range ignoredOf(h.a) {
 			fmt.Println(ig)
 		}
 	default:
@@ -324,7 +324,7 @@ func TestOtherUsersLeasesDoNotBlock(t *testing.T) {
 	if unprivilegedPortStart() > 800 {
 		want[filepath.Join(sub, "block-800-803.json")] = "it covers port 800, below " + strconv.Itoa(unprivilegedPortStart()) + ", which uid 65534 cannot bind"
 	}
-	checkIgnored(t, h.a.IgnoredLeases(), want, strconv.Itoa(nobody))
+	checkIgnored(t, ignoredOf(h.a), want, strconv.Itoa(nobody))
 	// Its real lease (its home exists and is its own) counts: a block of
 	// 100 ports skips it.
 	if lo, hi := reserve(t, h, "p", "big", 100); lo != 26104 || hi != 26203 {
@@ -425,7 +425,7 @@ func TestSquattedUserDirectory(t *testing.T) {
 		t.Errorf("reserve = %d-%d; want 27000-27003, over the squatter's lease", lo, hi)
 	}
 	squatted := filepath.Join(leaseDir, ownerPrefix+"0", leaseName(27000, 27003))
-	checkIgnored(t, h.a.IgnoredLeases(), map[string]string{squatted: "it names uid 0 but belongs to uid 65534"}, strconv.Itoa(nobody))
+	checkIgnored(t, ignoredOf(h.a), map[string]string{squatted: "it names uid 0 but belongs to uid 65534"}, strconv.Itoa(nobody))
 	rep, err := InspectLeases(leaseDir)
 	must(t, err)
 	if !slices.Contains(rep.Squatted, ownerPrefix+"0 by uid 65534") || rep.Mine != filepath.Join(leaseDir, ownerPrefix+"0.2") {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // IgnoredLease is a file named like a lease that binky does not count: it
@@ -45,22 +46,60 @@ func checkClaim(le *Lease, owner, dirOwner string) error {
 	return nil
 }
 
+// liveness is what a reader found of a lease's home.
+type liveness int
+
+const (
+	live    liveness = iota
+	gone             // its daemon does not run and its home is gone
+	unknown          // its home did not answer in time: not counted, not removed
+)
+
+// homeCheckWait bounds a look at a lease's home directory: the lease names
+// the path, and a path on a file system that does not answer (a hung
+// network mount) must not hold up a reservation.
+const homeCheckWait = 2 * time.Second
+
 // leaseLive reports whether le's claim still holds: its home's daemon runs
 // (the same process: pid, start time and user), or its home directory
 // still exists, belongs to its user, and (when readable) holds its id.
-// why says, when it does not, what is gone.
-func leaseLive(le *Lease) (bool, string) {
-	home, homeWhy := homeLive(le)
-	if home {
-		return true, ""
+// why says, when it does not, what is gone. The look at the home is
+// bounded (homeCheckWait), and at most cap(l.homeChecks) looks wait at
+// once: a look that does not end leaves the lease unknown.
+func (l *Leases) leaseLive(le *Lease) (liveness, string) {
+	if le.Pid > 0 && procAlive(le.Pid, le.PidStart, leaseOwner(le)) {
+		return live, ""
 	}
-	if le.Pid <= 0 {
-		return false, homeWhy + ", and it names no daemon"
+	daemon := "it names no daemon"
+	if le.Pid > 0 {
+		daemon = fmt.Sprintf("its daemon (pid %d) is not running", le.Pid)
 	}
-	if procAlive(le.Pid, le.PidStart, leaseOwner(le)) {
-		return true, ""
+	select {
+	case l.homeChecks <- struct{}{}:
+	default:
+		return unknown, fmt.Sprintf("its home %s could not be looked at: too many looks at home directories have not ended", le.HomeDir)
 	}
-	return false, fmt.Sprintf("%s, and its daemon (pid %d) is not running", homeWhy, le.Pid)
+	type result struct {
+		ok  bool
+		why string
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-l.homeChecks }()
+		ok, why := homeLive(le)
+		done <- result{ok, why}
+	}()
+	t := time.NewTimer(homeCheckWait)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		if r.ok {
+			return live, ""
+		}
+		return gone, r.why + ", and " + daemon
+	case <-t.C:
+		return unknown, fmt.Sprintf("its home %s did not answer within %s", le.HomeDir, homeCheckWait)
+	}
 }
 
 // homeLive reports whether le's home exists and is its user's. A home

@@ -28,8 +28,10 @@ type leaseView struct {
 	// removed are this home's leases the registry did not have, and this
 	// user's leases whose homes are gone; both were deleted.
 	removed []Lease
-	// ignored are the lease files that count for nothing.
+	// ignored are the lease files that count for nothing (at most
+	// maxIgnored; omitted counts the others).
 	ignored []IgnoredLease
+	omitted int
 }
 
 func worldKey(project, worktree string) string { return project + "\x00" + worktree }
@@ -56,7 +58,7 @@ func (a *Allocator) view(blocks []*registry.PortBlock) (leaseView, error) {
 	for _, b := range blocks {
 		byWorld[worldKey(b.Project, b.Worktree)] = b
 	}
-	v := leaseView{mine: map[string]*Lease{}, ignored: s.ignored}
+	v := leaseView{mine: map[string]*Lease{}}
 	for _, e := range s.valid {
 		le := e.lease
 		if a.isMine(le) {
@@ -77,11 +79,12 @@ func (a *Allocator) view(blocks []*registry.PortBlock) (leaseView, error) {
 			v.removed = append(v.removed, *e.lease)
 			continue
 		}
-		v.ignored = append(v.ignored, IgnoredLease{Path: e.path, Owner: e.owner, Reason: e.why})
+		s.ignore(IgnoredLease{Path: e.path, Owner: e.owner, Reason: e.why})
 	}
+	v.ignored, v.omitted = s.ignored, s.omitted
 	slices.SortFunc(v.foreign, func(x, y *registry.PortBlock) int { return x.Lo - y.Lo })
 	slices.SortFunc(v.ignored, func(x, y IgnoredLease) int { return strings.Compare(x.Path, y.Path) })
-	a.setIgnored(v.ignored)
+	a.setIgnored(v.ignored, v.omitted)
 	return v, nil
 }
 
@@ -103,19 +106,19 @@ func (a *Allocator) rivals(sub string, lo, hi int) ([]*registry.PortBlock, error
 }
 
 // setIgnored records what the last view ignored.
-func (a *Allocator) setIgnored(ig []IgnoredLease) {
+func (a *Allocator) setIgnored(ig []IgnoredLease, omitted int) {
 	a.ignoredMu.Lock()
-	a.ignored = slices.Clone(ig)
+	a.ignored, a.ignoredTotal = slices.Clone(ig), len(ig)+omitted
 	a.ignoredMu.Unlock()
 }
 
 // IgnoredLeases are the lease files the last reservation (or SyncLeases)
-// found and did not count: each names the file, its owner and why, for
-// up and doctor to report.
-func (a *Allocator) IgnoredLeases() []IgnoredLease {
+// found and did not count — each names the file, its owner and why, for
+// up to report — and how many there were: the list holds at most 100.
+func (a *Allocator) IgnoredLeases() (list []IgnoredLease, total int) {
 	a.ignoredMu.Lock()
 	defer a.ignoredMu.Unlock()
-	return slices.Clone(a.ignored)
+	return slices.Clone(a.ignored), a.ignoredTotal
 }
 
 // leaseBlock is a lease as a block another home holds.
@@ -221,6 +224,7 @@ func (a *Allocator) reserveLeased(ctx context.Context, project, worktree string,
 			return own.Lo, own.Hi, nil
 		}
 		taken := slices.Clip(v.foreign)
+		from := rng[0] // where the search starts
 		for try := 1; ; try++ {
 			var lo, hi int
 			if keep && overlapping(taken, own.Lo, own.Hi) == nil {
@@ -228,7 +232,7 @@ func (a *Allocator) reserveLeased(ctx context.Context, project, worktree string,
 				// one a crash lost): lease it again unless another home
 				// took any of its ports meanwhile — then the world moves.
 				lo, hi = own.Lo, own.Hi
-			} else if lo, hi, err = a.search(ctx, others, taken, size, rng, skipped); err != nil {
+			} else if lo, hi, err = a.searchFrom(ctx, others, taken, size, rng, from, skipped); err != nil {
 				return 0, 0, err
 			}
 			path, err := a.lease(sub, project, worktree, lo, hi)
@@ -244,7 +248,9 @@ func (a *Allocator) reserveLeased(ctx context.Context, project, worktree string,
 			}
 			// Both racers may have backed off: wait a random moment, so
 			// that one goes first and the other sees its lease, then
-			// look again.
+			// look again — from a random place in the range, so that
+			// this home stops choosing the very block another home
+			// leasing one block after another chooses next.
 			if err := backOff(ctx, try); err != nil {
 				return 0, 0, err
 			}
@@ -252,6 +258,7 @@ func (a *Allocator) reserveLeased(ctx context.Context, project, worktree string,
 				return 0, 0, err
 			}
 			taken = v.foreign
+			from = rng[0] + rand.IntN(max(rng[1]-rng[0]+2-size, 1))
 		}
 	}
 	b, created, err := a.reg.ReservePortBlock(ctx, project, worktree, choose)
@@ -266,6 +273,17 @@ func (a *Allocator) reserveLeased(ctx context.Context, project, worktree string,
 		a.removeMine(sub, prev.Lo, prev.Hi, project, worktree)
 	}
 	return b, created, nil
+}
+
+// searchFrom is search starting at from: the first free block at or
+// after it, else the first in the whole range.
+func (a *Allocator) searchFrom(ctx context.Context, others, leased []*registry.PortBlock, size int, rng [2]int, from int, skipped *[]int) (int, int, error) {
+	if from > rng[0] && from+size-1 <= rng[1] {
+		if lo, hi, err := a.search(ctx, others, leased, size, [2]int{from, rng[1]}, skipped); err == nil {
+			return lo, hi, nil
+		}
+	}
+	return a.search(ctx, others, leased, size, rng, skipped)
 }
 
 // backOff waits a random moment, longer after each race lost (up to
@@ -369,8 +387,10 @@ type LeaseSync struct {
 	// leases (some of) meanwhile: their worlds move to a new block at
 	// their next up.
 	Contested []*registry.PortBlock
-	// Ignored are the lease files found and not counted.
-	Ignored []IgnoredLease
+	// Ignored are the lease files found and not counted (at most 100 of
+	// IgnoredTotal).
+	Ignored      []IgnoredLease
+	IgnoredTotal int
 }
 
 // SyncLeases brings the lease store in line with this home's registry, for
@@ -414,7 +434,7 @@ func (a *Allocator) syncLocked(ctx context.Context, sub string) (LeaseSync, erro
 	if err != nil {
 		return out, fmt.Errorf("sync port leases: %w", err)
 	}
-	out.Removed, out.Ignored = v.removed, v.ignored
+	out.Removed, out.Ignored, out.IgnoredTotal = v.removed, v.ignored, len(v.ignored)+v.omitted
 	for _, b := range blocks {
 		if v.mine[worldKey(b.Project, b.Worktree)] != nil {
 			continue

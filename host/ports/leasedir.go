@@ -3,6 +3,7 @@ package ports
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -158,6 +159,23 @@ type leaseEntry struct {
 	why string
 }
 
+// Bounds of what one scan reads: a user may put any number of files in
+// their own subdirectory, and anyone may add files at the top.
+const (
+	// maxLeasesPerUser is the most lease files a user's subdirectory
+	// may hold: more, and none of them counts (a user with that many
+	// worlds is unlikely; one who wants to slow every reader is not).
+	maxLeasesPerUser = 1024
+	// maxEntriesPerUser bounds the entries of any name read in one
+	// user's subdirectory.
+	maxEntriesPerUser = 4 * maxLeasesPerUser
+	// maxIgnored is the most ignored files a scan lists; the rest are
+	// counted.
+	maxIgnored = 100
+	// readBatch is how many directory entries are read at a time.
+	readBatch = 256
+)
+
 // storeScan is what a reader found in the lease directory.
 type storeScan struct {
 	// valid are the leases whose claims hold: every user's.
@@ -167,8 +185,48 @@ type storeScan struct {
 	// nobody counts them.
 	stale []leaseEntry
 	// ignored are the files named like leases that claim nothing: not
-	// regular files, unreadable, malformed, or not their owner's claim.
+	// regular files, unreadable, malformed, or not their owner's claim
+	// (at most maxIgnored; omitted counts the others).
 	ignored []IgnoredLease
+	omitted int
+}
+
+func (s *storeScan) ignore(ig IgnoredLease) {
+	if len(s.ignored) >= maxIgnored {
+		s.omitted++
+		return
+	}
+	s.ignored = append(s.ignored, ig)
+}
+
+// eachEntry calls f for every entry of dir, reading readBatch entries at
+// a time, until f returns false or limit entries were read (limit 0: no
+// bound); it reports whether it stopped at the limit.
+func eachEntry(dir string, limit int, f func(fs.DirEntry) bool) (bool, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	defer d.Close()
+	n := 0
+	for {
+		ents, err := d.ReadDir(readBatch)
+		for _, e := range ents {
+			if limit > 0 && n == limit {
+				return true, nil
+			}
+			n++
+			if !f(e) {
+				return false, nil
+			}
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(ents) == 0) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
 
 // scan reads every user's subdirectory except skip (a path, or "") and
@@ -176,35 +234,36 @@ type storeScan struct {
 // of the directory, and anything else there, are ignored.
 func (l *Leases) scan(skip string) (storeScan, error) {
 	var out storeScan
-	ents, err := os.ReadDir(l.dir)
-	if err != nil {
-		return out, fmt.Errorf("read port leases in %s: %w", l.dir, err)
-	}
-	for _, e := range ents {
+	_, err := eachEntry(l.dir, 0, func(e fs.DirEntry) bool {
 		path := filepath.Join(l.dir, e.Name())
 		if path == skip {
-			continue
+			return true
 		}
 		if _, _, ok := parseLeaseName(e.Name()); ok {
-			out.ignored = append(out.ignored, IgnoredLease{Path: path, Owner: entryOwner(path, e),
+			out.ignore(IgnoredLease{Path: path, Owner: entryOwner(path, e),
 				Reason: "it is an old-format lease at the top of the lease directory, which binky no longer reads"})
-			continue
+			return true
 		}
 		if _, ok := parseDirName(e.Name()); !ok {
-			continue
+			return true
 		}
 		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-			out.ignored = append(out.ignored, IgnoredLease{Path: path, Owner: entryOwner(path, e),
+			out.ignore(IgnoredLease{Path: path, Owner: entryOwner(path, e),
 				Reason: "it is " + kindOf(e.Type()) + ", not a directory"})
-			continue
+			return true
 		}
 		l.scanDir(path, &out)
+		return true
+	})
+	if err != nil {
+		return out, fmt.Errorf("read port leases in %s: %w", l.dir, err)
 	}
 	return out, nil
 }
 
 // scanDir verifies the leases in one user's subdirectory. Its files count
-// only as its owner's, whatever its name says.
+// only as its owner's, whatever its name says; a subdirectory with more
+// than maxLeasesPerUser lease files counts for nothing.
 func (l *Leases) scanDir(dir string, out *storeScan) {
 	fi, err := os.Lstat(dir)
 	if err != nil {
@@ -214,31 +273,42 @@ func (l *Leases) scanDir(dir string, out *storeScan) {
 	if err != nil {
 		return
 	}
-	ents, err := os.ReadDir(dir)
+	var names []fs.DirEntry
+	full, err := eachEntry(dir, maxEntriesPerUser, func(e fs.DirEntry) bool {
+		if _, _, ok := parseLeaseName(e.Name()); ok {
+			names = append(names, e)
+		}
+		return len(names) <= maxLeasesPerUser
+	})
 	if err != nil {
 		return
 	}
-	for _, e := range ents {
-		if _, _, ok := parseLeaseName(e.Name()); !ok {
-			continue // the lock, a lease being written, anything else
-		}
+	if full || len(names) > maxLeasesPerUser {
+		out.ignore(IgnoredLease{Path: dir, Owner: dirOwner,
+			Reason: fmt.Sprintf("it holds more than %d lease files (or %d entries), so none of them counts", maxLeasesPerUser, maxEntriesPerUser)})
+		return
+	}
+	for _, e := range names {
 		path := filepath.Join(dir, e.Name())
 		le, owner, err := readLeaseFile(path, e)
 		if err != nil {
-			out.ignored = append(out.ignored, IgnoredLease{Path: path, Owner: owner, Reason: err.Error()})
+			out.ignore(IgnoredLease{Path: path, Owner: owner, Reason: err.Error()})
 			continue
 		}
 		if err := checkClaim(le, owner, dirOwner); err != nil {
-			out.ignored = append(out.ignored, IgnoredLease{Path: path, Owner: owner, Reason: err.Error()})
+			out.ignore(IgnoredLease{Path: path, Owner: owner, Reason: err.Error()})
 			continue
 		}
 		entry := leaseEntry{path: path, owner: owner, lease: le}
-		if live, why := leaseLive(le); !live {
+		switch state, why := l.leaseLive(le); state {
+		case gone:
 			entry.why = why
 			out.stale = append(out.stale, entry)
-			continue
+		case unknown:
+			out.ignore(IgnoredLease{Path: path, Owner: owner, Reason: why})
+		default:
+			out.valid = append(out.valid, entry)
 		}
-		out.valid = append(out.valid, entry)
 	}
 }
 
@@ -311,8 +381,10 @@ type LeaseReport struct {
 	// Counted are the leases whose claims hold, every user's.
 	Counted []Lease
 	// Ignored are the lease files that count for nothing (stale ones
-	// included: a gone home's, whose daemon does not run).
+	// included: a gone home's, whose daemon does not run), at most 100;
+	// Omitted counts the others.
 	Ignored []IgnoredLease
+	Omitted int
 }
 
 // InspectLeases reads the lease store in dir without changing anything
@@ -365,10 +437,10 @@ func InspectLeases(dir string) (LeaseReport, error) {
 	for _, e := range s.valid {
 		rep.Counted = append(rep.Counted, *e.lease)
 	}
-	rep.Ignored = s.ignored
 	for _, e := range s.stale {
-		rep.Ignored = append(rep.Ignored, IgnoredLease{Path: e.path, Owner: e.owner, Reason: e.why})
+		s.ignore(IgnoredLease{Path: e.path, Owner: e.owner, Reason: e.why})
 	}
+	rep.Ignored, rep.Omitted = s.ignored, s.omitted
 	slices.SortFunc(rep.Ignored, func(a, b IgnoredLease) int { return strings.Compare(a.Path, b.Path) })
 	return rep, nil
 }

@@ -210,7 +210,7 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 		var err error
 		var skipped []int
 		lo, hi, skipped, err = d.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
-		noteIgnoredLeases(s, d.ports.IgnoredLeases())
+		noteIgnoredLeases(s, d.ports)
 		if err != nil {
 			return nil, api.Errorf(api.CodeConflict, "%v", err)
 		}
@@ -324,13 +324,14 @@ func (d *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 }
 
 // noteIgnoredLeases names, in up's progress, the port lease files the
-// reservation did not count (another user's junk, a gone home's lease…),
-// at most three, one line each: "ignored port lease <path> (owner uid N):
-// <reason>".
-func noteIgnoredLeases(s *stream, ignored []ports.IgnoredLease) {
+// last reservation did not count (another user's junk, a gone home's
+// lease…), at most three, one line each: "ignored port lease <path>
+// (owner uid N): <reason>".
+func noteIgnoredLeases(s *stream, a *ports.Allocator) {
+	ignored, total := a.IgnoredLeases()
 	for i, ig := range ignored {
 		if i == 3 {
-			s.progress("ports", "", fmt.Sprintf("and %d more ignored port leases; binky doctor lists them", len(ignored)-3))
+			s.progress("ports", "", fmt.Sprintf("and %d more ignored port leases; binky doctor lists them", total-3))
 			return
 		}
 		s.progress("ports", "", ig.String())

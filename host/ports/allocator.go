@@ -94,9 +94,7 @@ func New(reg *registry.Registry, opts Options) (*Allocator, error) {
 			return nil, fmt.Errorf("new port allocator: home directory %s: %w", opts.HomeDir, err)
 		}
 		a.homeDir = dir
-		if a.me, err = currentOwner(); err != nil {
-			return nil, fmt.Errorf("new port allocator: this process's user: %w", err)
-		}
+		a.me = a.leases.me
 		a.pid = os.Getpid()
 		a.pidStart = procStart(a.pid)
 	}

@@ -83,6 +83,7 @@ type LeaseOptions struct {
 // between users. The zero value is not usable; see OpenLeases.
 type Leases struct {
 	dir      string
+	me       string // this process's user, as the store names users
 	lockWait time.Duration
 	// sem serializes this process's lockers before they reach the file
 	// lock, so that they queue in order instead of polling it together.
@@ -107,7 +108,7 @@ func DefaultLeaseDir() string {
 	return defaultLeaseDir()
 }
 
-// OpenLeases returns the lease store in dir. It touches nothing: every
+// OpenLeases returns the lease store in dir. It touches nothing there: every
 // use makes the directory when missing (mode 01777 on Unix, whatever the
 // umask) and this user's subdirectory in it, and checks both (Check), so
 // a daemon starts even while the store is refused or unavailable and
@@ -120,11 +121,15 @@ func OpenLeases(dir string, opts LeaseOptions) (*Leases, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open port leases in %s: %w", dir, err)
 	}
+	me, err := currentOwner()
+	if err != nil {
+		return nil, fmt.Errorf("open port leases in %s: this process's user: %w", abs, err)
+	}
 	wait := opts.LockWait
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	return &Leases{dir: abs, lockWait: wait, sem: make(chan struct{}, 1), homeChecks: make(chan struct{}, maxHomeChecks)}, nil
+	return &Leases{dir: abs, me: me, lockWait: wait, sem: make(chan struct{}, 1), homeChecks: make(chan struct{}, maxHomeChecks)}, nil
 }
 
 // Dir is the lease directory.

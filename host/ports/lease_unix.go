@@ -114,9 +114,9 @@ func makeOwnDir(path, _ string) error {
 // block on a FIFO.
 const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC
 
-// openLockFile opens this user's lock file, making it 0600 when missing:
+// openLockFile opens user me's lock file, making it 0600 when missing:
 // no other user can open it, so none can take it.
-func openLockFile(path string) (*os.File, error) {
+func openLockFile(path, me string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|openFlags, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("lock file %s is a symbolic link, which binky refuses; remove it", path)
@@ -130,7 +130,6 @@ func openLockFile(path string) (*os.File, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil {
-		me, _ := currentOwner()
 		if o, _ := statOwner(path, fi); o != me {
 			err = fmt.Errorf("lock file %s belongs to %s, not you; remove it", path, ownerLabel(o))
 		} else if fi.Mode().Perm() != 0o600 {

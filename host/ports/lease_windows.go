@@ -26,10 +26,27 @@ func defaultLeaseDir() string {
 // ownerPrefix starts the name of a user's subdirectory: sid-<SID>.
 const ownerPrefix = "sid-"
 
-// currentOwner is the SID this process's token makes the owner of the
-// files it creates (TokenOwner: the user, or Administrators when
-// elevated).
+// currentOwner is the SID that owns the files this process makes: the
+// token's default owner (the user, or Administrators when elevated). It
+// is read off a file made for the purpose, since that is what every other
+// reader will see (and Wine's TokenOwner names another SID than the one
+// its files get).
 func currentOwner() (string, error) {
+	f, err := os.CreateTemp("", "binky-owner-")
+	if err != nil {
+		return tokenOwner()
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	o, err := handleOwner(windows.Handle(f.Fd()))
+	if err != nil {
+		return tokenOwner()
+	}
+	return o, nil
+}
+
+// tokenOwner is the owner the process token gives new objects.
+func tokenOwner() (string, error) {
 	tok := windows.GetCurrentProcessToken()
 	n := uint32(64)
 	for {
@@ -150,14 +167,10 @@ func makeOwnDir(path, me string) error {
 	return nil
 }
 
-// openLockFile opens this user's lock file, making it when missing with
-// a DACL that admits this user alone: no other user can open it, so none
+// openLockFile opens user me's lock file, making it when missing with
+// a DACL that admits that user alone: no other user can open it, so none
 // can lock it.
-func openLockFile(path string) (*os.File, error) {
-	me, err := currentOwner()
-	if err != nil {
-		return nil, err
-	}
+func openLockFile(path, me string) (*os.File, error) {
 	sa, err := securityAttributes("D:P(A;;FA;;;" + me + ")")
 	if err != nil {
 		return nil, err

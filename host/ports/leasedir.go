@@ -78,10 +78,7 @@ func (l *Leases) prepareTop(me string) error {
 // that is a directory the user owns; when every name so far is another
 // user's, the next free one is made. Only this user ever writes there.
 func (l *Leases) own() (string, error) {
-	me, err := currentOwner()
-	if err != nil {
-		return "", fmt.Errorf("port leases: this process's user: %w", err)
-	}
+	me := l.me
 	if err := l.prepareTop(me); err != nil {
 		return "", err
 	}
@@ -396,12 +393,8 @@ func InspectLeases(dir string) (LeaseReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	rep.Dir = l.dir
-	me, err := currentOwner()
-	if err != nil {
-		return rep, fmt.Errorf("port leases: this process's user: %w", err)
-	}
-	rep.Me = me
+	rep.Dir, rep.Me = l.dir, l.me
+	me := l.me
 	fi, err := os.Lstat(l.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		rep.Missing = true

@@ -46,7 +46,7 @@ func (l *Leases) lock(ctx context.Context) (string, func(), error) {
 		return "", nil, err
 	}
 	path := filepath.Join(sub, lockName)
-	f, err := openLockFile(path)
+	f, err := openLockFile(path, l.me)
 	if err != nil {
 		release()
 		return "", nil, fmt.Errorf("lock port leases: %w", err)

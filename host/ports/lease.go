@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -88,6 +89,9 @@ type Leases struct {
 	// sem serializes this process's lockers before they reach the file
 	// lock, so that they queue in order instead of polling it together.
 	sem chan struct{}
+	// busySince is when a locker last gave up after the whole LockWait
+	// (unix nanoseconds; 0 when the last try got the lock).
+	busySince atomic.Int64
 	// homeChecks bounds the looks at other homes' directories that have
 	// not ended (leaseLive).
 	homeChecks chan struct{}

@@ -801,6 +801,42 @@ func TestLeaseLockWaitIsBounded(t *testing.T) {
 	reserve(t, a, "p", "w", 2)
 }
 
+// TestLeaseLockQueuedTryOnce: once a locker of this process waited the
+// whole bound in vain, the next one tries once and fails too, rather than
+// wait the bound again (a reservation queued behind the daemon's sync
+// would otherwise wait twice as long); once the lock is free it is taken.
+func TestLeaseLockQueuedTryOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	l := openTestLeasesWith(t, dir, LeaseOptions{LockWait: 50 * time.Millisecond})
+	other := openTestLeases(t, dir)
+	_, unlock, err := other.lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy *LockBusyError
+	if _, _, err := l.lock(context.Background()); !errors.As(err, &busy) {
+		t.Fatalf("first lock while held = %v; want a LockBusyError", err)
+	}
+	// A bound the test could never wait out: only the single try ends
+	// this lock before the context does.
+	l.lockWait = time.Hour
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, _, err := l.lock(ctx); !errors.As(err, &busy) {
+		t.Fatalf("second lock while held = %v; want a LockBusyError at its one try", err)
+	}
+	unlock()
+	_, unlock, err = l.lock(ctx)
+	if err != nil {
+		t.Fatalf("lock once free = %v", err)
+	}
+	unlock()
+	if l.busySince.Load() != 0 {
+		t.Error("busySince kept after the lock was taken")
+	}
+}
+
 // TestReserveRefusesWideWorld: a world asking for more than MaxBlock ports
 // is refused before anything is searched or leased.
 func TestReserveRefusesWideWorld(t *testing.T) {

@@ -32,7 +32,9 @@ func (e *LockBusyError) Error() string {
 
 // lock takes this user's lease lock, waiting at most the store's
 // LockWait (and never past ctx); it returns this user's subdirectory and
-// the func that releases the lock.
+// the func that releases the lock. Lockers of one process queue for it
+// in turn; when one of them waited the whole bound in vain, those queued
+// behind it try once, so no caller waits much more than the bound.
 func (l *Leases) lock(ctx context.Context) (string, func(), error) {
 	select {
 	case l.sem <- struct{}{}:
@@ -52,6 +54,13 @@ func (l *Leases) lock(ctx context.Context) (string, func(), error) {
 		return "", nil, fmt.Errorf("lock port leases: %w", err)
 	}
 	start := time.Now()
+	wait := l.lockWait
+	if last := l.busySince.Load(); last != 0 && start.Sub(time.Unix(0, last)) < l.lockWait {
+		// This process's last locker waited the whole bound in vain a
+		// moment ago: try once, and do not make every locker queued
+		// behind it wait the bound again.
+		wait = 0
+	}
 	step := 2 * time.Millisecond
 	for {
 		ok, err := tryLock(f)
@@ -61,14 +70,18 @@ func (l *Leases) lock(ctx context.Context) (string, func(), error) {
 			return "", nil, fmt.Errorf("lock port leases with %s: %w", path, err)
 		}
 		if ok {
+			l.busySince.Store(0)
 			return sub, func() {
 				unlockFile(f)
 				f.Close()
 				release()
 			}, nil
 		}
-		left := l.lockWait - time.Since(start)
+		left := wait - time.Since(start)
 		if left <= 0 {
+			if wait > 0 {
+				l.busySince.Store(time.Now().UnixNano())
+			}
 			pid, owner := lockHolder(f)
 			f.Close()
 			release()

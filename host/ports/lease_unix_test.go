@@ -61,7 +61,6 @@ func TestLeaseStoreModes(t *testing.T) {
 // refused with the reason and the fix.
 func TestLeaseDirRefused(t *testing.T) {
 	t.Parallel()
-	root := os.Geteuid() == 0
 	tests := []struct {
 		name     string
 		make     func(t *testing.T, dir string)
@@ -106,8 +105,8 @@ func TestLeaseDirRefused(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if tc.needRoot && !root {
-				t.Skip("needs root, to make a directory another user owns")
+			if tc.needRoot {
+				needRoot(t)
 			}
 			dir := filepath.Join(t.TempDir(), "leases")
 			tc.make(t, dir)

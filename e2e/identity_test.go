@@ -271,7 +271,8 @@ func TestTwoHomesOneProjectNameStayApart(t *testing.T) {
 	if n := len(marked(b, "twin/")); n != 0 {
 		t.Errorf("home b left %d marked processes after removing every world", n)
 	}
-	leases, _ := filepath.Glob(filepath.Join(a.leases, "*"))
+	// Each user's leases are in a subdirectory of their own (host/ports).
+	leases, _ := filepath.Glob(filepath.Join(a.leases, "*", "block-*.json"))
 	var bLeases []string
 	for _, l := range leases {
 		if strings.Contains(read(l), b.home) {
@@ -280,6 +281,9 @@ func TestTwoHomesOneProjectNameStayApart(t *testing.T) {
 	}
 	if len(bLeases) > 0 {
 		t.Errorf("home b's leases outlive its removed worlds: %v", bLeases)
+	}
+	if len(leases)-len(bLeases) < len(st.Worlds) {
+		t.Errorf("lease files %v; want one for each of home a's %d worlds", leases, len(st.Worlds))
 	}
 }
 

@@ -170,19 +170,17 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}()
 	// Port blocks are leased machine-wide, so no other home on this
 	// machine (another of this user's, or another user's) is handed a
-	// block this home keeps.
-	leases, err := ports.OpenLeases(ports.DefaultLeaseDir())
+	// block this home keeps. Nothing here waits for the store: it is
+	// synced in the background (leases.go), and the daemon serves and
+	// re-adopts its worlds while the store is refused or busy.
+	leases, err := ports.OpenLeases(ports.DefaultLeaseDir(), ports.LeaseOptions{})
 	if err != nil {
 		return fmt.Errorf("open the machine-wide port leases: %w (BINKY_PORT_LEASES names another directory)", err)
 	}
 	if d.ports, err = ports.New(d.reg, ports.Options{Leases: leases, HomeID: d.homeID, HomeDir: d.home}); err != nil {
 		return err
 	}
-	if res, err := d.ports.SyncLeases(ctx); err != nil {
-		d.log.Warn("sync port leases", "error", err)
-	} else if len(res.Contested) > 0 {
-		d.log.Warn("port blocks another home leased meanwhile; those worlds move at their next up", "blocks", len(res.Contested))
-	}
+	go d.syncLeases(ctx)
 	d.adapter = adapter.New(adapter.Options{
 		Home:   d.home,
 		Logger: d.log.Named("adapter"),

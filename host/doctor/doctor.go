@@ -41,6 +41,9 @@ type Env struct {
 	GOOS string
 	// CheckTimeout bounds each check (default 20s).
 	CheckTimeout time.Duration
+	// LeaseDir is the machine-wide port lease directory (empty:
+	// ports.DefaultLeaseDir()).
+	LeaseDir string
 }
 
 // check is one entry of the table Run walks.
@@ -59,6 +62,7 @@ var checks = []check{
 	{"localhost", checkLocalhost},
 	{"ca", checkCA},
 	{"ports", checkPorts},
+	{"leases", checkLeases},
 	{"exposed", checkExposed},
 	{"logs", checkLogs},
 	{"resources", checkResources},

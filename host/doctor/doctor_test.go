@@ -15,14 +15,17 @@ import (
 // leaves it as it found it (it does not even create the directory).
 func TestEmptyHome(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
-	fs := Run(context.Background(), Env{Home: home, PathEnv: t.TempDir()})
+	leases := filepath.Join(t.TempDir(), "leases")
+	fs := Run(context.Background(), Env{Home: home, PathEnv: t.TempDir(), LeaseDir: leases})
 	for _, f := range fs {
-		if slices.Contains([]string{"daemon", "registry", "golden", "copy-on-write", "worktrees", "logs", "ca"}, f.Check) && f.Status != StatusOK {
+		if slices.Contains([]string{"daemon", "registry", "golden", "copy-on-write", "worktrees", "logs", "ca", "leases"}, f.Check) && f.Status != StatusOK {
 			t.Errorf("%s: %s %s; want ok on an empty home", f.Check, f.Status, f.Message)
 		}
 	}
-	if _, err := os.Stat(home); !os.IsNotExist(err) {
-		t.Errorf("doctor created %s (stat err %v); it must change nothing", home, err)
+	for _, dir := range []string{home, leases} {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("doctor created %s (stat err %v); it must change nothing", dir, err)
+		}
 	}
 }
 

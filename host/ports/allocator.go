@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/binkyhq/binky/host/registry"
 )
@@ -34,11 +37,11 @@ type Options struct {
 	// Tests replace it to fake held ports or a host without IPv6.
 	Bind func(network, address string) (io.Closer, error)
 
-	// Leases is the machine-global lease store (OpenLeases(DefaultLeaseDir())
-	// in the daemon). With it, every block this allocator hands out is
-	// leased there for this home, and blocks other homes lease are never
-	// handed out; nil leaves blocks in this home's registry only (tests of
-	// one home).
+	// Leases is the machine-global lease store (OpenLeases of
+	// DefaultLeaseDir() in the daemon). With it, every block this
+	// allocator hands out is leased there for this home, and blocks other
+	// homes lease (when their claims hold) are never handed out; nil
+	// leaves blocks in this home's registry only (tests of one home).
 	Leases *Leases
 	// HomeID and HomeDir name this home in its leases: the registry's home
 	// id and the BINKY_HOME directory, whose HomeIDFile must hold HomeID
@@ -56,6 +59,18 @@ type Allocator struct {
 
 	leases          *Leases
 	homeID, homeDir string
+	me              string // this process's user, as leases name it
+	pid             int    // this process, named in its leases as the home's daemon
+	pidStart        uint64 // and its start time
+	synced          atomic.Bool
+
+	ignoredMu    sync.Mutex
+	ignored      []IgnoredLease // what the last view of the leases ignored
+	ignoredTotal int            // and how many there were
+
+	// afterWrite, when set (tests), runs after a lease is written and
+	// before other users' leases are read again.
+	afterWrite func(lo, hi int)
 }
 
 // New returns an allocator over reg.
@@ -79,6 +94,9 @@ func New(reg *registry.Registry, opts Options) (*Allocator, error) {
 			return nil, fmt.Errorf("new port allocator: home directory %s: %w", opts.HomeDir, err)
 		}
 		a.homeDir = dir
+		a.me = a.leases.me
+		a.pid = os.Getpid()
+		a.pidStart = procStart(a.pid)
 	}
 	return a, nil
 }
@@ -126,6 +144,9 @@ func (a *Allocator) reserve(ctx context.Context, project, worktree string, size 
 	}
 	if size == 0 {
 		return nil, false, nil
+	}
+	if size > MaxBlock {
+		return nil, false, fmt.Errorf("reserve ports for %s/%s: the world asks for %d ports, more than the %d one world's block may have; give fewer of its services ports in binky.toml", project, worktree, size, MaxBlock)
 	}
 	if rng == [2]int{} {
 		rng = a.rng
@@ -260,8 +281,11 @@ func (a *Allocator) Block(ctx context.Context, project, worktree string) (lo, hi
 // Release gives the worktree's block back and returns what it was; 0, 0 when
 // it had none. With leases, the worktree's lease goes too.
 func (a *Allocator) Release(ctx context.Context, project, worktree string) (lo, hi int, err error) {
+	var sub string
 	if a.leases != nil {
-		unlock, err := a.leases.lock(ctx)
+		var unlock func()
+		var err error
+		sub, unlock, err = a.leases.lock(ctx)
 		if err != nil {
 			return 0, 0, fmt.Errorf("release ports of %s/%s: %w", project, worktree, err)
 		}
@@ -274,7 +298,7 @@ func (a *Allocator) Release(ctx context.Context, project, worktree string) (lo, 
 	if a.leases != nil {
 		// A lease that cannot be removed is an orphan of this home: the
 		// next reservation or SyncLeases removes it.
-		_ = a.dropLeases(project, worktree)
+		_ = a.dropLeases(sub, project, worktree)
 	}
 	if b == nil {
 		return 0, 0, nil

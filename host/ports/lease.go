@@ -1,7 +1,6 @@
 package ports
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,43 +25,80 @@ const LeaseDirEnv = "BINKY_PORT_LEASES"
 // (no directory, no file) or deleted and made again (another id).
 const HomeIDFile = "home.id"
 
-// lockName is the lock file every reservation, release and prune holds.
+// MaxBlock is the most ports one world's block may have. A world whose
+// services ask for more is refused at up, and a lease wider than this is
+// no world's: every reader ignores it.
+const MaxBlock = 256
+
+// DefaultLockWait bounds the wait for this user's lease lock.
+const DefaultLockWait = 5 * time.Second
+
+// lockName is the lock file in each user's lease directory.
 const lockName = ".lock"
+
+// tmpPrefix starts the name of a lease being written.
+const tmpPrefix = ".tmp-"
+
+// maxHomeChecks bounds the looks at home directories in flight at once.
+const maxHomeChecks = 8
 
 // maxLeaseSize bounds what is read of a lease file: a lease is ~300 bytes.
 const maxLeaseSize = 64 << 10
 
-// Lease is one leased block, as its file in the lease directory holds it.
+// Lease is one leased block, as its file in a user's lease directory holds
+// it.
 type Lease struct {
-	Lo       int       `json:"lo"`
-	Hi       int       `json:"hi"`
-	UID      int       `json:"uid"`      // the user whose daemon wrote it (-1 on Windows)
-	HomeID   string    `json:"home_id"`  // the home's id (HomeIDFile)
-	HomeDir  string    `json:"home_dir"` // the home's directory, absolute
-	Project  string    `json:"project"`
-	Worktree string    `json:"worktree"`
-	Pid      int       `json:"pid"` // the daemon that wrote it
+	Lo  int `json:"lo"`
+	Hi  int `json:"hi"`
+	UID int `json:"uid"` // the user whose daemon wrote it (-1 on Windows)
+	// SID is the writer's owner SID on Windows (files it makes belong to
+	// it); empty on Unix.
+	SID      string `json:"sid,omitempty"`
+	HomeID   string `json:"home_id"`  // the home's id (HomeIDFile)
+	HomeDir  string `json:"home_dir"` // the home's directory, absolute
+	Project  string `json:"project"`
+	Worktree string `json:"worktree"`
+	Pid      int    `json:"pid"` // the daemon that wrote it
+	// PidStart is when that daemon started, as the platform counts it
+	// (Linux: field 22 of /proc/<pid>/stat, clock ticks after boot;
+	// Windows: the creation time), so a recycled pid is not taken for
+	// it. 0 when unknown.
+	PidStart uint64    `json:"pid_start,omitempty"`
 	Created  time.Time `json:"created"`
 }
 
-// leaseFile is one entry of the lease directory.
-type leaseFile struct {
-	name   string
-	lo, hi int
-	lease  *Lease // nil when unreadable or malformed: held by an unknown owner
+// LeaseOptions tune a lease store; the zero value is the default.
+type LeaseOptions struct {
+	// LockWait bounds the wait for this user's lease lock (held by
+	// another process of this user); 0 means DefaultLockWait.
+	LockWait time.Duration
 }
 
-// Leases is the machine-global store of port-block leases: one file per
-// leased block (block-<lo>-<hi>.json) in a directory that every binky
-// process on the machine can read and lock, whatever its home or user.
-// Every change is made under an exclusive lock on the directory's .lock
-// file, so two homes never lease overlapping blocks. The zero value is not
-// usable; see OpenLeases.
+// Leases is the machine-global store of port-block leases. The shared
+// directory holds one subdirectory per user (uid-<uid> on Unix,
+// sid-<SID> on Windows), each made, written and locked by that user alone
+// and readable by all: one file per leased block (block-<lo>-<hi>.json)
+// and the user's lock file. A reader counts a lease only when it is a
+// claim it can verify (leaseclaim.go); a writer re-reads every other
+// user's leases after writing its own (leased.go), so no lock is shared
+// between users. The zero value is not usable; see OpenLeases.
 type Leases struct {
-	dir string
+	dir      string
+	me       string // this process's user, as the store names users
+	lockWait time.Duration
 	// sem serializes this process's lockers before they reach the file
-	// lock, so waiting goroutines do not each hold an OS thread in flock.
+	// lock, so that they queue in order instead of polling it together.
 	sem chan struct{}
+	// busySince is when a locker last gave up after the whole LockWait
+	// (unix nanoseconds; 0 when the last try got the lock).
+	busySince atomic.Int64
+	// homeChecks bounds the looks at other homes' directories that have
+	// not ended (leaseLive).
+	homeChecks chan struct{}
+	// subdir, when set, is the name of this user's subdirectory instead
+	// of the first of the user's names (tests: two lock domains of one
+	// user stand for two users).
+	subdir string
 }
 
 // DefaultLeaseDir is the lease directory: $BINKY_PORT_LEASES when set,
@@ -75,12 +112,12 @@ func DefaultLeaseDir() string {
 	return defaultLeaseDir()
 }
 
-// OpenLeases opens the lease store in dir, making the directory (mode 01777
-// on Unix, whatever the umask) and its lock file (0666) when missing. It
-// refuses a directory that is a symbolic link, not a directory, or, on
-// Unix, one without the sticky bit that others may write or that another
-// non-root user owns: there anyone could delete the leases.
-func OpenLeases(dir string) (*Leases, error) {
+// OpenLeases returns the lease store in dir. It touches nothing there: every
+// use makes the directory when missing (mode 01777 on Unix, whatever the
+// umask) and this user's subdirectory in it, and checks both (Check), so
+// a daemon starts even while the store is refused or unavailable and
+// leases once it is fixed.
+func OpenLeases(dir string, opts LeaseOptions) (*Leases, error) {
 	if dir == "" {
 		return nil, errors.New("open port leases: no directory given")
 	}
@@ -88,79 +125,26 @@ func OpenLeases(dir string) (*Leases, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open port leases in %s: %w", dir, err)
 	}
-	if err := prepareLeaseDir(abs); err != nil {
-		return nil, fmt.Errorf("open port leases in %s: %w", abs, err)
-	}
-	l := &Leases{dir: abs, sem: make(chan struct{}, 1)}
-	f, err := openLockFile(filepath.Join(abs, lockName))
+	me, err := currentOwner()
 	if err != nil {
-		return nil, fmt.Errorf("open port leases in %s: %w", abs, err)
+		return nil, fmt.Errorf("open port leases in %s: this process's user: %w", abs, err)
 	}
-	f.Close()
-	return l, nil
+	wait := opts.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	return &Leases{dir: abs, me: me, lockWait: wait, sem: make(chan struct{}, 1), homeChecks: make(chan struct{}, maxHomeChecks)}, nil
 }
 
 // Dir is the lease directory.
 func (l *Leases) Dir() string { return l.dir }
 
-// lock takes the store's exclusive lock; the returned func releases it.
-func (l *Leases) lock(ctx context.Context) (func(), error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("lock port leases: %w", ctx.Err())
-	}
-	f, err := openLockFile(filepath.Join(l.dir, lockName))
-	if err != nil {
-		<-l.sem
-		return nil, fmt.Errorf("lock port leases: %w", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- lockFile(f) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			f.Close()
-			<-l.sem
-			return nil, fmt.Errorf("lock port leases in %s: %w", l.dir, err)
-		}
-	case <-ctx.Done():
-		// The lock is still being waited for: let it go once it comes.
-		go func() {
-			if err := <-done; err == nil {
-				unlockFile(f)
-			}
-			f.Close()
-			<-l.sem
-		}()
-		return nil, fmt.Errorf("lock port leases in %s: %w", l.dir, ctx.Err())
-	}
-	return func() {
-		unlockFile(f)
-		f.Close()
-		<-l.sem
-	}, nil
-}
-
-// List returns every lease in the store (by file name); a lease
-// file that cannot be read is left out.
-func (l *Leases) List(ctx context.Context) ([]Lease, error) {
-	unlock, err := l.lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	files, err := l.read()
-	if err != nil {
-		return nil, err
-	}
-	var out []Lease
-	for _, f := range files {
-		if f.lease != nil {
-			out = append(out, *f.lease)
-		}
-	}
-	return out, nil
+// Check makes the lease directory and this user's subdirectory when
+// missing and checks that both can be trusted; the error says why not and
+// what fixes it (a *DirRefusedError when the directory is refused).
+func (l *Leases) Check() error {
+	_, err := l.own()
+	return err
 }
 
 func leaseName(lo, hi int) string { return fmt.Sprintf("block-%d-%d.json", lo, hi) }
@@ -186,55 +170,45 @@ func parseLeaseName(name string) (lo, hi int, ok bool) {
 	return lo, hi, true
 }
 
-// read lists the lease files. Call with the lock.
-func (l *Leases) read() ([]leaseFile, error) {
-	ents, err := os.ReadDir(l.dir)
-	if err != nil {
-		return nil, fmt.Errorf("read port leases: %w", err)
-	}
-	var out []leaseFile
-	for _, e := range ents {
-		lo, hi, ok := parseLeaseName(e.Name())
-		if !ok {
-			continue
-		}
-		lf := leaseFile{name: e.Name(), lo: lo, hi: hi}
-		if e.Type().IsRegular() {
-			lf.lease = readLease(filepath.Join(l.dir, e.Name()), lo, hi)
-		}
-		out = append(out, lf)
-	}
-	return out, nil
-}
-
-// readLease reads one lease file; nil when it cannot be read or does not
-// describe the block its name says.
-func readLease(path string, lo, hi int) *Lease {
-	f, err := openNoFollow(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxLeaseSize))
-	if err != nil {
-		return nil
+// parseLease reads the content of the lease file named name: JSON naming
+// the block its name says. The error says what is wrong, for a reader's
+// report.
+func parseLease(b []byte, name string) (*Lease, error) {
+	lo, hi, ok := parseLeaseName(name)
+	if !ok {
+		return nil, fmt.Errorf("%q is not a lease file name", name)
 	}
 	var le Lease
-	if json.Unmarshal(b, &le) != nil || le.Lo != lo || le.Hi != hi {
-		return nil
+	if err := json.Unmarshal(b, &le); err != nil {
+		return nil, fmt.Errorf("it is not a port lease (%v)", err)
 	}
-	return &le
+	if le.Lo != lo || le.Hi != hi {
+		return nil, fmt.Errorf("it names ports %d-%d, not the %d-%d of its name", le.Lo, le.Hi, lo, hi)
+	}
+	return &le, nil
 }
 
-// write records le in its file, atomically: a temporary file in the
-// directory (0644 whatever the umask, so every user can read it), renamed
-// into place. Call with the lock.
-func (l *Leases) write(le *Lease) error {
+// readAllBounded reads f whole, refusing more than maxLeaseSize bytes.
+func readAllBounded(f *os.File) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(f, maxLeaseSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxLeaseSize {
+		return nil, fmt.Errorf("it is larger than %d bytes", maxLeaseSize)
+	}
+	return b, nil
+}
+
+// write records le in its file in this user's subdirectory sub,
+// atomically: a temporary file (0644 whatever the umask, so every user
+// can read it), renamed into place. Call with the lock.
+func (l *Leases) write(sub string, le *Lease) error {
 	b, err := json.MarshalIndent(le, "", "  ")
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(l.dir, ".tmp-")
+	f, err := os.CreateTemp(sub, tmpPrefix)
 	if err != nil {
 		return fmt.Errorf("write port lease %d-%d: %w", le.Lo, le.Hi, err)
 	}
@@ -250,7 +224,7 @@ func (l *Leases) write(le *Lease) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(l.dir, leaseName(le.Lo, le.Hi)))
+		err = os.Rename(tmp, filepath.Join(sub, leaseName(le.Lo, le.Hi)))
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -259,55 +233,28 @@ func (l *Leases) write(le *Lease) error {
 	return nil
 }
 
-// remove deletes a lease file. Call with the lock.
-func (l *Leases) remove(name string) error {
-	err := os.Remove(filepath.Join(l.dir, name))
+// remove deletes a lease file (a path in this user's subdirectory).
+func remove(path string) error {
+	err := os.Remove(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove port lease %s: %w", name, err)
+		return fmt.Errorf("remove port lease %s: %w", path, err)
 	}
 	return nil
 }
 
-// removeTemps deletes leftover temporary files a killed writer left. Every
-// write happens under the lock, so with the lock held none is in progress.
-// Another user's cannot be deleted (sticky directory) and stay.
-func (l *Leases) removeTemps() {
-	ents, err := os.ReadDir(l.dir)
+// removeTemps deletes leftover temporary files a killed writer left in
+// this user's subdirectory sub. Every write there happens under the lock,
+// so with the lock held none is in progress.
+func removeTemps(sub string) {
+	ents, err := os.ReadDir(sub)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
-			os.Remove(filepath.Join(l.dir, e.Name()))
+		if strings.HasPrefix(e.Name(), tmpPrefix) {
+			os.Remove(filepath.Join(sub, e.Name()))
 		}
 	}
-}
-
-// homeGone reports whether le's home no longer exists: its directory is
-// gone, or its HomeIDFile is missing or names another id (the home was
-// deleted and made again). Anything this user cannot look at — another
-// user's private directory, a read error — counts as live.
-func homeGone(le *Lease) bool {
-	if le.HomeDir == "" || le.HomeID == "" {
-		return false
-	}
-	fi, err := os.Stat(le.HomeDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return true
-	case err != nil:
-		return false
-	case !fi.IsDir():
-		return true
-	}
-	id, err := readHomeID(le.HomeDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return true
-	case err != nil:
-		return false
-	}
-	return id != le.HomeID
 }
 
 // readHomeID reads a home's HomeIDFile.

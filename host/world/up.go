@@ -210,6 +210,7 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 		var err error
 		var skipped []int
 		lo, hi, skipped, err = d.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
+		noteIgnoredLeases(s, d.ports)
 		if err != nil {
 			return nil, api.Errorf(api.CodeConflict, "%v", err)
 		}
@@ -320,6 +321,21 @@ func (d *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 		}
 	}
 	return true
+}
+
+// noteIgnoredLeases names, in up's progress, the port lease files the
+// last reservation did not count (another user's junk, a gone home's
+// lease…), at most three, one line each: "ignored port lease <path>
+// (owner uid N): <reason>".
+func noteIgnoredLeases(s *stream, a *ports.Allocator) {
+	ignored, total := a.IgnoredLeases()
+	for i, ig := range ignored {
+		if i == 3 {
+			s.progress("ports", "", fmt.Sprintf("and %d more ignored port leases; binky doctor lists them", total-3))
+			return
+		}
+		s.progress("ports", "", ig.String())
+	}
 }
 
 // anyOwned reports whether some port of held has a visible listener.

@@ -17,6 +17,28 @@ import (
 // $BINKY_HOME/adapters.
 const SystemAdapterDir = "/usr/lib/binky/adapters"
 
+// TmpfilesConf is the binky package's tmpfiles.d entry: systemd-tmpfiles
+// makes binky's machine-wide port lease directory root's, sticky and
+// world-writable (at boot, and at install through the postinst), so that
+// every user's binky trusts it (host/ports: a lease directory another
+// non-root user owns is refused). Its own line also keeps /tmp's
+// age-based cleanup out of it.
+const TmpfilesConf = "/usr/lib/tmpfiles.d/binky.conf"
+
+const tmpfilesText = `# binky's machine-wide port lease directory (host/ports, docs/packaging.md):
+# owned by root, sticky and world-writable, one subdirectory per user.
+d /tmp/binky-port-leases 1777 root root -
+`
+
+// postinst applies TmpfilesConf at install, so the directory exists (or
+// becomes root's) before the next boot.
+const postinst = `#!/bin/sh
+set -e
+if [ "$1" = configure ] && command -v systemd-tmpfiles >/dev/null 2>&1; then
+	systemd-tmpfiles --create ` + TmpfilesConf + ` || true
+fi
+`
+
 const (
 	maintainer = "Binky maintainers <binky@binkyhq.invalid>"
 	homepage   = "https://github.com/binkyhq/binky"
@@ -52,12 +74,21 @@ func (c *config) debs(p Platform, bins built, mods []family, x *extras) error {
 		}
 		contents = append(contents, c.file(src, dst, 0o644))
 	}
+	conf, err := stageFile(stage, "binky.tmpfiles", []byte(tmpfilesText))
+	if err != nil {
+		return err
+	}
+	contents = append(contents, c.file(conf, TmpfilesConf, 0o644))
+	script, err := stageFile(stage, "binky.postinst", []byte(postinst))
+	if err != nil {
+		return err
+	}
 	desc := "worlds per git worktree: ports, processes, URLs and database slices\n" +
 		"Binky gives every git worktree of a repository its own running world: a\n" +
 		"block of ports, supervised processes, stable .localhost URLs and an\n" +
 		"isolated slice of the servers already running. Adapters, packaged as\n" +
 		"binky-adapter-<family>, carve the slices."
-	if err := c.deb(p, stage, "binky", desc, contents); err != nil {
+	if err := c.deb(p, stage, "binky", desc, contents, nfpm.Scripts{PostInstall: script}); err != nil {
 		return err
 	}
 	for _, f := range mods {
@@ -73,7 +104,7 @@ func (c *config) debs(p Platform, bins built, mods []family, x *extras) error {
 			"Installs %s into %s, where binky finds\n"+
 			"adapters without any change to PATH.", plural(len(names)), strings.Join(names, ", "),
 			strings.Join(f.Binaries, ", "), SystemAdapterDir)
-		if err := c.deb(p, stage, "binky-adapter-"+f.Name, desc, contents); err != nil {
+		if err := c.deb(p, stage, "binky-adapter-"+f.Name, desc, contents, nfpm.Scripts{}); err != nil {
 			return err
 		}
 	}
@@ -88,7 +119,7 @@ func plural(n int) string {
 }
 
 // deb writes one package, adding its copyright file.
-func (c *config) deb(p Platform, stage, name, desc string, contents files.Contents) error {
+func (c *config) deb(p Platform, stage, name, desc string, contents files.Contents, scripts nfpm.Scripts) error {
 	copyright := fmt.Sprintf("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"+
 		"Upstream-Name: binky\nSource: %s\n\nFiles: *\nCopyright: The Binky authors\nLicense: Apache-2.0\n"+
 		" On Debian systems, the full text of the Apache License 2.0 is in\n /usr/share/common-licenses/Apache-2.0.\n", homepage)
@@ -111,7 +142,7 @@ func (c *config) deb(p Platform, stage, name, desc string, contents files.Conten
 		Homepage:      homepage,
 		License:       "Apache-2.0",
 		MTime:         c.mtime,
-		Overridables:  nfpm.Overridables{Contents: contents, Umask: 0o022},
+		Overridables:  nfpm.Overridables{Contents: contents, Umask: 0o022, Scripts: scripts},
 	})
 	if err := nfpm.PrepareForPackager(info, "deb"); err != nil {
 		return fmt.Errorf("package %s: %w", name, err)

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package ports
+
+// runtimeHasLockHolders: no /proc/locks here.
+func runtimeHasLockHolders() bool { return false }

@@ -270,3 +270,154 @@ func TestDashboardOnlyForItsUser(t *testing.T) {
 		}
 	}
 }
+
+// plantAs runs a shell script as u in dir (their files, their locks).
+func plantAs(t *testing.T, u *unixUser, dir, script string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-ec", script)
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + u.base, "PATH=" + os.Getenv("PATH")}
+	u.cmd(cmd)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("as %s: %v\n%s\n%s", u.name, err, script, out)
+	}
+}
+
+// holdLockAs starts `flock path sleep` as u and returns once u holds the
+// lock; the holder is ended at cleanup.
+func holdLockAs(t *testing.T, u *unixUser, path string) {
+	t.Helper()
+	ready := filepath.Join(u.base, "locked-"+filepath.Base(filepath.Dir(path))+filepath.Base(path))
+	cmd := exec.Command("flock", "-o", path, "sh", "-c", "touch "+ready+"; exec sleep 600")
+	cmd.Env = []string{"HOME=" + u.base, "PATH=" + os.Getenv("PATH")}
+	u.cmd(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitFor(t, u.name+" holds "+path, func() bool { _, err := os.Stat(ready); return err == nil })
+}
+
+// TestLeasesOtherUserCannotBlock: nothing another local user writes or
+// locks in the shared lease store stops a user's up or daemon start
+// (issue 37, items 1 and 2). Bob, before Alice ever ran binky, squats her
+// lease directory's name, writes junk, too-wide, symlinked and FIFO lease
+// files over her whole range, and holds every lock he can; Alice's up
+// still takes ports in her range, names each ignored file and its owner,
+// her daemon restarts while Bob holds the locks, and doctor lists them.
+// Bob's one honest lease (a block of his live home) is still respected.
+func TestLeasesOtherUserCannotBlock(t *testing.T) {
+	needCommand(t, "flock", "Debian package util-linux")
+	alice, bob := newUnixUser(t), newUnixUser(t)
+	leases := sharedLeases(t)
+	e := newEnvAs(t, alice, userWebWorld, leases)
+	lo, hi := e.rng[0], e.rng[1]
+	bobDir := fmt.Sprintf("uid-%d", bob.uid)
+	honest := fmt.Sprintf(`{"lo":%d,"hi":%d,"uid":%d,"home_id":"bobs","home_dir":%q,"project":"his","worktree":"main","pid":0,"created":"2026-12-07T00:00:00Z"}`, lo, lo+1, bob.uid, bob.base)
+	wide := fmt.Sprintf(`{"lo":1024,"hi":65535,"uid":%d,"home_id":"bobs","home_dir":%q,"project":"his","worktree":"all","pid":0,"created":"2026-12-07T00:00:00Z"}`, bob.uid, bob.base)
+	plantAs(t, bob, leases, fmt.Sprintf(`
+echo '{}' > block-1024-65535.json
+mkdir -m 0755 uid-%[1]d %[2]s
+cd %[2]s
+echo '{}' > block-%[3]d-%[4]d.json
+echo '%[5]s' > block-%[10]d-%[6]d.json
+echo '%[7]s' > block-1024-65535.json
+ln -s /etc/passwd block-%[8]d-%[4]d.json
+mkfifo block-%[9]d-%[4]d.json
+: > .lock
+`, alice.uid, bobDir, lo+2, hi, honest, lo+1, wide, lo+3, lo+4, lo))
+	// The old shared lock, Bob's own, and whatever Bob made under Alice's
+	// directory name: held for the whole test.
+	holdLockAs(t, bob, filepath.Join(leases, ".lock"))
+	holdLockAs(t, bob, filepath.Join(leases, bobDir, ".lock"))
+	plantAs(t, bob, filepath.Join(leases, fmt.Sprintf("uid-%d", alice.uid)), ": > .lock")
+	holdLockAs(t, bob, filepath.Join(leases, fmt.Sprintf("uid-%d", alice.uid), ".lock"))
+
+	r := e.must("up", "feat")
+	w := e.status().world(t, "feat")
+	if w.Ports[0] < lo || w.Ports[1] > hi {
+		t.Fatalf("feat's ports %v lie outside its range %d-%d", w.Ports, lo, hi)
+	}
+	out := r.stdout + r.stderr
+	if w.Ports[0] <= lo+1 {
+		t.Errorf("feat's ports %v overlap Bob's honest lease of %d-%d:\n%s", w.Ports, lo, lo+1, out)
+	}
+	owner := fmt.Sprintf("(owner uid %d)", bob.uid)
+	if !strings.Contains(out, "ignored port lease") || !strings.Contains(out, owner) {
+		t.Errorf("up does not name the ignored leases and their owner %s:\n%s", owner, out)
+	}
+
+	// A daemon start while Bob holds every lock he can.
+	e.must("daemon", "stop")
+	e.must("status")
+	if pid := e.status().world(t, "feat").service(t, "web").Pid; pid != w.service(t, "web").Pid {
+		t.Errorf("web's pid %d after the restart; want the re-adopted %d", pid, w.service(t, "web").Pid)
+	}
+	e.must("up", "-q", "second")
+
+	d := e.binky("doctor")
+	for _, want := range []string{"ignored port lease", owner, "symbolic link", "FIFO", "more than one world's block"} {
+		if !strings.Contains(d.stdout+d.stderr, want) {
+			t.Errorf("doctor does not say %q:\n%s%s", want, d.stdout, d.stderr)
+		}
+	}
+}
+
+// TestLeaseDirOfAnotherUserRefused: a lease directory another non-root
+// user made (after /tmp was cleared, say) is refused with the fix, and
+// the refused user's daemon still starts (issue 37, item 3).
+func TestLeaseDirOfAnotherUserRefused(t *testing.T) {
+	alice, bob := newUnixUser(t), newUnixUser(t)
+	// A directory like /tmp: anyone may make their own in it.
+	parent := filepath.Dir(sharedLeases(t))
+	os.Chmod(parent, os.ModeSticky|0o777)
+	leases := filepath.Join(parent, "bobs-leases")
+	plantAs(t, bob, parent, "mkdir -m 1777 bobs-leases")
+	e := newEnvAs(t, alice, userWebWorld, leases)
+	r := e.binky("up", "feat")
+	if r.code == 0 {
+		t.Fatalf("up with a lease directory Bob owns succeeded:\n%s", r.stdout)
+	}
+	for _, want := range []string{leases, "is refused", fmt.Sprintf("uid %d", bob.uid), "root", "BINKY_PORT_LEASES"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("up's refusal does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	e.must("status") // the daemon runs
+	if ents, _ := os.ReadDir(leases); len(ents) != 0 {
+		t.Errorf("alice wrote into Bob's lease directory: %v", ents)
+	}
+}
+
+// TestOwnLeaseLockHeldIsNamed: a process of the user's own that sits on
+// their lease lock makes up fail after a bounded wait, naming the lock
+// and its holder, instead of hanging (issue 37, item 2).
+func TestOwnLeaseLockHeldIsNamed(t *testing.T) {
+	needCommand(t, "flock", "Debian package util-linux")
+	e := newEnv(t, userWebWorld)
+	e.must("up", "-q", "feat")
+	locks, _ := filepath.Glob(filepath.Join(e.leases, "uid-*", ".lock"))
+	if len(locks) != 1 {
+		t.Fatalf("lease locks %v; want this user's one", locks)
+	}
+	ready := filepath.Join(t.TempDir(), "locked")
+	holder := exec.Command("flock", "-o", locks[0], "sh", "-c", "touch "+ready+"; exec sleep 600")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	waitFor(t, "flock holds "+locks[0], func() bool { _, err := os.Stat(ready); return err == nil })
+	r := e.binky("up", "-q", "second")
+	if r.code == 0 {
+		t.Fatalf("up succeeded while the lease lock was held")
+	}
+	for _, want := range []string{locks[0], "is held by pid", "still held after"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("up's error does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	e.must("status") // the daemon still answers
+	holder.Process.Kill()
+	holder.Wait()
+	e.must("up", "-q", "second")
+}

@@ -83,7 +83,7 @@ func (p *Project) RemoveWorktree(ctx context.Context, path string) error {
 func git(ctx context.Context, dir string, args ...string) error {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = worktree.GitEnv()
 	cmd.WaitDelay = 5 * time.Second
 	var errb bytes.Buffer
 	cmd.Stderr = &errb

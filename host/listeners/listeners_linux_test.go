@@ -11,10 +11,8 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -231,27 +229,7 @@ func TestCheckAnotherUser(t *testing.T) {
 	}
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	// t.TempDir's parent is private to root; nobody must reach the copy.
-	dir, err := os.MkdirTemp("", "binky-listeners-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "listeners.test")
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^TestHelperCheck$")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "BINKY_LISTENERS_CHECK="+strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd := nobodyCommand(t, "^TestHelperCheck$", "BINKY_LISTENERS_CHECK="+strconv.Itoa(port))
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {

@@ -34,7 +34,7 @@ func (e *gitError) Unwrap() error { return e.err }
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = GitEnv()
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
@@ -66,16 +66,17 @@ func firstArg(args []string) string {
 	return "command"
 }
 
-// gitEnv is os.Environ without the variables that redirect git to another
-// repository or index (set when binky runs from a git hook, say).
-func gitEnv() []string {
+// GitEnv is os.Environ without the variables that redirect git to another
+// repository or index (set when binky runs from a git hook, say), with
+// prompts off. Every git binky runs gets it.
+func GitEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
 		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
 			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_CEILING_DIRECTORIES",
-			"GIT_TERMINAL_PROMPT":
+			"GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_TERMINAL_PROMPT":
 			continue
 		}
 		env = append(env, kv)

@@ -66,7 +66,7 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 	// its request, nor for one that stopped reading.
 	defer context.AfterFunc(ctx, func() {
 		c.SetReadDeadline(time.Now())
-		s.Shorten(stopFrameWait)
+		s.SetWait(stopFrameWait)
 	})()
 	if err := checkPeer(c); err != nil {
 		d.log.Warn("refused a caller", "error", err)

@@ -40,7 +40,7 @@ type Stream struct {
 	retry   bool   // after a stall, the final frame is still to be tried
 	cut     []byte // the unwritten rest of the frame the stall cut
 
-	dl   sync.Mutex // the write deadline and wait, apart from mu: Shorten reaches a write in flight
+	dl   sync.Mutex // the write deadline and wait, apart from mu: SetWait reaches a write in flight
 	conn interface{ SetWriteDeadline(time.Time) error }
 	wait time.Duration
 
@@ -80,15 +80,12 @@ func (s *Stream) Stalled() bool {
 	return s.stalled
 }
 
-// Shorten bounds every write from now on, the one in flight included, by
-// wait, when that is shorter than the bound so far: the daemon stopping
-// gives a caller that stopped reading a moment, not FrameWait.
-func (s *Stream) Shorten(wait time.Duration) {
+// SetWait bounds every write from now on, the one in flight included, by
+// wait instead of FrameWait: a stopping daemon gives a caller that stopped
+// reading a moment.
+func (s *Stream) SetWait(wait time.Duration) {
 	s.dl.Lock()
 	defer s.dl.Unlock()
-	if wait >= s.wait {
-		return
-	}
 	s.wait = wait
 	if s.conn != nil {
 		s.conn.SetWriteDeadline(time.Now().Add(wait))

@@ -23,7 +23,7 @@ func pipeStream(t *testing.T, redact func(string) string, wait time.Duration) (*
 	daemon, caller := net.Pipe()
 	t.Cleanup(func() { daemon.Close(); caller.Close() })
 	s := NewStream(daemon, redact)
-	s.Shorten(wait)
+	s.SetWait(wait)
 	return s, caller
 }
 

@@ -270,7 +270,7 @@ func (d *Daemon) worldLive(key string) bool {
 func (d *Daemon) suspendWorld(key string) error {
 	project, wt := splitKey(key)
 	m := d.worldLock(project, wt)
-	if !m.TryLock() {
+	if !m.TryLock("suspend", wt) {
 		return fmt.Errorf("world %s is busy", key)
 	}
 	defer m.Unlock()
@@ -301,10 +301,12 @@ func (d *Daemon) suspendWorld(key string) error {
 // Resume hook, and up on a suspended world).
 func (d *Daemon) resumeWorld(key string) error {
 	project, wt := splitKey(key)
-	m := d.worldLock(project, wt)
-	m.Lock()
-	defer m.Unlock()
 	ctx := context.Background()
+	m := d.worldLock(project, wt)
+	if err := m.Lock(ctx, nil, "resume", wt); err != nil {
+		return err
+	}
+	defer m.Unlock()
 	rec, err := d.reg.Worktree(ctx, project, wt)
 	if err != nil {
 		return err

@@ -76,8 +76,8 @@ type Daemon struct {
 	handlers map[string]handler
 	stop     context.CancelFunc
 
-	worlds world.KeyedLocks // project/worktree → serializes ops on one world
-	repos  world.KeyedLocks // repository root → serializes git worktree changes
+	worlds world.KeyedLocks[world.Lock] // project/worktree → serializes ops on one world
+	repos  world.KeyedLocks[world.Lock] // repository root → serializes git worktree changes
 
 	w *world.Engine // a world's lifecycle (host/world)
 }
@@ -343,12 +343,12 @@ func (d *Daemon) emit(e events.Event) {
 }
 
 // worldLock serializes operations on one world.
-func (d *Daemon) worldLock(project, worktree string) *sync.Mutex {
+func (d *Daemon) worldLock(project, worktree string) *world.Lock {
 	return d.worlds.Get(project + "/" + worktree)
 }
 
 // repoLock serializes git worktree changes in one repository.
-func (d *Daemon) repoLock(root string) *sync.Mutex { return d.repos.Get(root) }
+func (d *Daemon) repoLock(root string) *world.Lock { return d.repos.Get(root) }
 
 func (d *Daemon) opPing(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {
 	return api.PingResult{Pid: os.Getpid(), Version: d.opts.Version, Home: d.home, Started: d.started, ProxyPort: d.proxyPort()}, nil

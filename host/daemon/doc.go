@@ -1,10 +1,13 @@
 // Package daemon is Binky's long-lived process: one per BINKY_HOME. It
 // serves the api protocol on daemon.sock (a named pipe on Windows), keeps
-// the op table, the locks (one world, one repository at a time), the event
-// log, the admission queue, the proxy's routes and status, and wires them
-// into host/world's Engine, which runs a world's lifecycle (up, down,
+// the op table, the locks (one world, one repository at a time:
+// world.Lock, whose wait ends with its context), the event log, the
+// admission queue, the proxy's routes and status, and wires them into
+// host/world's Engine, which runs a world's lifecycle (up, down,
 // remove, reset, restart, verify, run, golden). It owns degraded mode
 // (degraded.go): on a home that takes no new data it starts anyway,
 // re-adopts and supervises its worlds, refuses the verbs that write with
-// the reason, and leaves that mode once there is room again.
+// the reason, and leaves that mode once there is room again. No caller
+// holds it up: frames go out within world.FrameWait, and a stopping daemon
+// gives a caller that stopped reading a second, not its op's lifetime.
 package daemon

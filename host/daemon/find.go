@@ -135,16 +135,22 @@ func (d *Daemon) worldHere(ctx context.Context, ref api.WorldRef) (*registry.Wor
 	return nil, api.Errorf(api.CodeNotFound, "the worktree at %s has no world yet (binky up brings it up; binky status lists the worlds)", wt.Path)
 }
 
-// lockWorld finds a world and takes its lock, then reads it again: an op
-// that waited for the lock sees what the previous op left (or that it
-// removed the world).
-func (d *Daemon) lockWorld(ctx context.Context, ref api.WorldRef) (*registry.Worktree, func(), error) {
+// lockWorld finds a world and takes its lock for op, then reads it again:
+// an op that waited for the lock sees what the previous op left (or that
+// it removed the world). While another op holds it, s is told which; a
+// caller that hangs up meanwhile leaves without it.
+func (d *Daemon) lockWorld(ctx context.Context, s *stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error) {
 	rec, err := d.findWorld(ctx, ref)
 	if err != nil {
 		return nil, nil, err
 	}
 	m := d.worldLock(rec.Project, rec.Name)
-	m.Lock()
+	wctx, cancel := world.UntilGone(ctx, s)
+	err = m.Lock(wctx, s, op, rec.Name)
+	cancel()
+	if err != nil {
+		return nil, nil, api.Errorf(api.CodeConflict, "%v", err)
+	}
 	fresh, err := d.reg.WorktreeByID(ctx, rec.ID)
 	if err != nil {
 		m.Unlock()

@@ -51,12 +51,26 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) {
 	}
 }
 
+// stopFrameWait bounds each write to a caller once the daemon is stopping:
+// a caller that reads takes a frame in far less, one that stopped reading
+// holds the stop no longer.
+const stopFrameWait = time.Second
+
 func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
-	enc := json.NewEncoder(c)
+	// Every frame, these first answers included, is written within
+	// world.FrameWait: a caller that stops reading loses its stream and
+	// holds up neither its op, nor the world's lock, nor the daemon's stop.
+	s := world.NewStream(c, d.redact.String)
+	// A stopping daemon waits for no caller: not for one that never sends
+	// its request, nor for one that stopped reading.
+	defer context.AfterFunc(ctx, func() {
+		c.SetReadDeadline(time.Now())
+		s.SetWait(stopFrameWait)
+	})()
 	if err := checkPeer(c); err != nil {
 		d.log.Warn("refused a caller", "error", err)
-		enc.Encode(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "refused: " + err.Error()}})
+		s.Send(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "refused: " + err.Error()}})
 		return
 	}
 	sc := bufio.NewScanner(c)
@@ -66,7 +80,7 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 	}
 	var req api.Request
 	if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
-		enc.Encode(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "request is not JSON: " + err.Error()}})
+		s.Send(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "request is not JSON: " + err.Error()}})
 		return
 	}
 	// Adapters are discovered on the caller's PATH (forwarded in "env"),
@@ -78,7 +92,7 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 	ctx = adapter.WithCallerPath(ctx, caller.Env["PATH"])
 	h, ok := d.handlers[req.Op]
 	if !ok {
-		enc.Encode(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: fmt.Sprintf("unknown op %q", req.Op)}})
+		s.Send(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: fmt.Sprintf("unknown op %q", req.Op)}})
 		return
 	}
 	if d.idle != nil {
@@ -87,19 +101,22 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 	}
 	// The call's context ends when the daemon stops; a caller that hangs
 	// up does not abort work that would leave a world half-made.
-	gone := make(chan struct{})
 	go func() {
 		// The caller sends nothing after its request: a read that returns
 		// means it hung up (or the call ended and c was closed).
 		var b [1]byte
 		for {
 			if _, err := c.Read(b[:]); err != nil {
-				close(gone)
+				s.HangUp()
 				return
 			}
 		}
 	}()
-	s := world.NewStream(enc, gone, d.redact.String)
+	defer func() {
+		if s.Stalled() {
+			d.log.Warn("a caller stopped reading: its progress and output were dropped, the op went on", "op", req.Op)
+		}
+	}()
 	// A bug in one op must not take the daemon, and every other caller's
 	// op, down with it: the caller gets an internal error, the log the
 	// stack. The op's deferred unlocks have run by then.

@@ -106,7 +106,9 @@ func (w waker) Wake(ctx context.Context, project, worktree string) error {
 // across down, so nothing else is needed.
 func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *registry.Worktree) error {
 	m := d.worldLock(rec.Project, rec.Name)
-	m.Lock()
+	if err := m.Lock(ctx, nil, "wake", rec.Name); err != nil {
+		return err
+	}
 	defer m.Unlock()
 	fresh, err := d.reg.WorktreeByID(ctx, rec.ID)
 	if err != nil {

@@ -6,6 +6,10 @@
 // supervisor; what stays the daemon's own — the event log, finding and
 // locking a world, the admission queue, routes and status — reaches it as
 // functions in Options, and the daemon calls an op (OpUp, OpDown…) with
-// the caller's stream. The pure plan, a value printed by `up --dry-run`
-// and tested as tables, is its subpackage plan.
+// the caller's stream. The Stream (stream.go) writes every frame within
+// FrameWait, so a caller that stops reading loses its stream instead of
+// holding the op; the Lock (lock.go), which the daemon keeps one of per
+// world and per repository, is taken with a context and names its holder
+// to a waiter. The pure plan, a value printed by `up --dry-run` and tested
+// as tables, is its subpackage plan.
 package world

@@ -29,7 +29,7 @@ func (d *Engine) OpDown(ctx context.Context, raw json.RawMessage, s *stream) (an
 	if err := api.Decode(raw, &a); err != nil {
 		return nil, err
 	}
-	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	rec, unlock, err := d.lockWorld(ctx, s, "down", a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	if err := api.Decode(raw, &a); err != nil {
 		return nil, err
 	}
-	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	rec, unlock, err := d.lockWorld(ctx, s, "remove", a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
@@ -211,9 +211,11 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	if repo != nil && dropTree {
 		s.progress("worktree", "", "remove "+rec.Path)
 		m := d.repoLock(repo.Root)
-		m.Lock()
-		err := repo.Remove(ctx, rec.Path, a.Force)
-		m.Unlock()
+		err := m.Lock(ctx, s, "remove", rec.Name)
+		if err == nil {
+			err = repo.Remove(ctx, rec.Path, a.Force)
+			m.Unlock()
+		}
 		if err != nil {
 			return nil, api.Errorf(api.CodeConflict, "%v (its processes are stopped and its slices kept; run remove again)", err)
 		}

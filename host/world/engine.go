@@ -41,9 +41,9 @@ type Engine struct {
 	// The daemon's side, called by name as its methods were.
 	emit               func(events.Event)
 	findWorld          func(context.Context, api.WorldRef) (*registry.Worktree, error)
-	lockWorld          func(context.Context, api.WorldRef) (*registry.Worktree, func(), error)
-	worldLock          func(project, worktree string) *sync.Mutex
-	repoLock           func(root string) *sync.Mutex
+	lockWorld          func(ctx context.Context, s *Stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error)
+	worldLock          func(project, worktree string) *Lock
+	repoLock           func(root string) *Lock
 	admit              func(ctx context.Context, s *stream, cfg *config.Config, w *registry.Worktree, noWait bool) error
 	released           func(project, wt string)
 	beforeStop         func(context.Context, *registry.Worktree)
@@ -59,9 +59,9 @@ type Engine struct {
 	unfailedMu sync.Mutex
 	unfailed   []int64
 
-	goldens   KeyedLocks // golden template name → builds a template once
-	dataMoves KeyedLocks // adapter alias → its data directory moved once at a time
-	verifies  KeyedLocks // project/worktree → one verify of a world at a time
+	goldens   KeyedLocks[sync.Mutex] // golden template name → builds a template once
+	dataMoves KeyedLocks[sync.Mutex] // adapter alias → its data directory moved once at a time
+	verifies  KeyedLocks[sync.Mutex] // project/worktree → one verify of a world at a time
 }
 
 // Options is what an Engine is built from. Every field is required except
@@ -83,9 +83,9 @@ type Options struct {
 
 	Emit               func(events.Event)
 	FindWorld          func(context.Context, api.WorldRef) (*registry.Worktree, error)
-	LockWorld          func(context.Context, api.WorldRef) (*registry.Worktree, func(), error)
-	WorldLock          func(project, worktree string) *sync.Mutex
-	RepoLock           func(root string) *sync.Mutex
+	LockWorld          func(ctx context.Context, s *Stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error)
+	WorldLock          func(project, worktree string) *Lock
+	RepoLock           func(root string) *Lock
 	Admit              func(ctx context.Context, s *Stream, cfg *config.Config, w *registry.Worktree, noWait bool) error
 	Released           func(project, wt string)
 	BeforeStop         func(context.Context, *registry.Worktree)
@@ -144,25 +144,4 @@ func (d *Engine) ownerLabel() string {
 		return abs + " uid " + strconv.Itoa(uid)
 	}
 	return abs
-}
-
-// KeyedLocks hands out one mutex per key, made on first use.
-type KeyedLocks struct {
-	mu sync.Mutex
-	m  map[string]*sync.Mutex
-}
-
-// Get is key's mutex.
-func (l *KeyedLocks) Get(key string) *sync.Mutex {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = map[string]*sync.Mutex{}
-	}
-	m, ok := l.m[key]
-	if !ok {
-		m = &sync.Mutex{}
-		l.m[key] = m
-	}
-	return m
 }

@@ -59,7 +59,9 @@ func (d *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.
 		dir = filepath.Join(repo.Root, dir)
 	}
 	m := d.repoLock(repo.Root)
-	m.Lock()
+	if err := m.Lock(ctx, nil, "up", a.Branch); err != nil {
+		return worktree.Worktree{}, false, api.Errorf(api.CodeConflict, "add the worktree of %s: %v", a.Branch, err)
+	}
 	defer m.Unlock()
 	wt, created, err := repo.Ensure(ctx, a.Branch, dir)
 	if err != nil {

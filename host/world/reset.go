@@ -22,7 +22,7 @@ func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 	if err := api.Decode(raw, &a); err != nil {
 		return nil, err
 	}
-	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	rec, unlock, err := d.lockWorld(ctx, s, "reset", a.WorldRef)
 	if err != nil {
 		return nil, err
 	}

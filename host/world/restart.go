@@ -17,7 +17,7 @@ func (d *Engine) OpRestart(ctx context.Context, raw json.RawMessage, s *stream) 
 	if err := api.Decode(raw, &a); err != nil {
 		return nil, err
 	}
-	rec, unlock, err := d.lockWorld(ctx, a.WorldRef)
+	rec, unlock, err := d.lockWorld(ctx, s, "restart", a.WorldRef)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (d *Engine) OpRun(ctx context.Context, raw json.RawMessage, s *stream) (any
 	env := verifyEnv(rec, exposed, a.Env, d.home)
 
 	// The command ends when its caller hangs up.
-	cctx, cancel := untilGone(ctx, s)
+	cctx, cancel := UntilGone(ctx, s)
 	defer cancel()
 	release, waited, err := d.jobPlace(cctx, s, rec, cfg)
 	if err != nil {
@@ -75,7 +75,7 @@ func (d *Engine) jobPlace(ctx context.Context, s *stream, rec *registry.Worktree
 	if d.adm == nil || d.admOff {
 		return func() {}, 0, nil
 	}
-	wctx, cancel := untilGone(ctx, s)
+	wctx, cancel := UntilGone(ctx, s)
 	defer cancel()
 	start := time.Now()
 	queued := false
@@ -115,19 +115,4 @@ func (d *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, 
 	}
 	s.output(i, "stderr", fmt.Sprintf("binky: %v\n", err))
 	return -1
-}
-
-// untilGone is ctx ended also when the caller hangs up.
-func untilGone(ctx context.Context, s *stream) (context.Context, context.CancelFunc) {
-	cctx, cancel := context.WithCancel(ctx)
-	if s.gone != nil {
-		go func() {
-			select {
-			case <-s.gone:
-				cancel()
-			case <-cctx.Done():
-			}
-		}()
-	}
-	return cctx, cancel
 }

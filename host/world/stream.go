@@ -1,23 +1,54 @@
 package world
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net"
 	"sync"
 	"time"
 
 	"github.com/binkyhq/binky/host/api"
 )
 
+// FrameWait bounds the write of one frame to the caller. A caller that
+// takes nothing for that long — it stopped reading: a Ctrl-Z'd binky, a
+// paused pager, a stalled MCP client — loses its stream, so it can hold
+// neither the op (and the world's lock) nor the daemon's stop.
+const FrameWait = 5 * time.Second
+
+// ErrCallerGone is why UntilGone's context ends when the caller hung up or
+// stopped reading.
+var ErrCallerGone = errors.New("the caller hung up or stopped reading")
+
 // Stream is what an op writes to while it works: progress, output and, at
 // the end, the result frame the daemon sends. Safe from many goroutines.
+//
+// Every write is bounded (FrameWait) where the writer takes a deadline (a
+// net.Conn). Once one runs out of time the stream is dead: progress and
+// output are dropped, Gone closes (the op treats it as a hung-up caller),
+// and only the final frame (result or error) is still attempted, once,
+// after the rest of the frame the stall cut, so a caller that reads again
+// gets whole lines and its answer.
 type Stream struct {
-	mu    sync.Mutex
-	enc   *json.Encoder
-	start time.Time
-	dead  bool
-	// gone is closed when the caller hangs up. Most ops finish anyway (a
-	// world is not left half-made); a queued up leaves the queue.
-	gone <-chan struct{}
+	mu      sync.Mutex // one frame at a time
+	w       io.Writer
+	start   time.Time
+	dead    bool   // no more progress or output
+	stalled bool   // dead because a write ran out of time: the caller stopped reading
+	retry   bool   // after a stall, the final frame is still to be tried
+	cut     []byte // the unwritten rest of the frame the stall cut
+
+	dl   sync.Mutex // the write deadline and wait, apart from mu: SetWait reaches a write in flight
+	conn interface{ SetWriteDeadline(time.Time) error }
+	wait time.Duration
+
+	// gone is closed when the caller hangs up (HangUp) or stops reading.
+	// Most ops finish anyway (a world is not left half-made); a queued up
+	// leaves the queue, a run ends its command.
+	goneOnce sync.Once
+	gone     chan struct{}
 	// redact hides secrets in what progress and output frames carry (a
 	// verify command's output, a message quoting an adapter).
 	redact func(string) string
@@ -26,16 +57,57 @@ type Stream struct {
 // stream is the name the pipeline's bodies use.
 type stream = Stream
 
-// NewStream writes frames to enc; gone is closed when the caller hangs up,
-// and redact (nil: none) masks progress and output text.
-func NewStream(enc *json.Encoder, gone <-chan struct{}, redact func(string) string) *Stream {
-	return &Stream{enc: enc, start: time.Now(), gone: gone, redact: redact}
+// NewStream writes frames to w, each within FrameWait when w takes a write
+// deadline (a net.Conn); redact (nil: none) masks progress and output text.
+func NewStream(w io.Writer, redact func(string) string) *Stream {
+	s := &Stream{w: w, start: time.Now(), wait: FrameWait, gone: make(chan struct{}), redact: redact}
+	if c, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		s.conn = c
+	}
+	return s
 }
 
-// Gone is closed when the caller hangs up.
+// HangUp says the caller hung up: Gone closes.
+func (s *Stream) HangUp() { s.goneOnce.Do(func() { close(s.gone) }) }
+
+// Gone is closed when the caller hangs up or stops reading.
 func (s *Stream) Gone() <-chan struct{} { return s.gone }
 
-// Send writes one frame; after a write error the stream goes quiet.
+// Stalled reports whether the caller stopped reading and lost its stream.
+func (s *Stream) Stalled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stalled
+}
+
+// SetWait bounds every write from now on, the one in flight included, by
+// wait instead of FrameWait: a stopping daemon gives a caller that stopped
+// reading a moment.
+func (s *Stream) SetWait(wait time.Duration) {
+	s.dl.Lock()
+	defer s.dl.Unlock()
+	s.wait = wait
+	if s.conn != nil {
+		s.conn.SetWriteDeadline(time.Now().Add(wait))
+	}
+}
+
+// UntilGone is ctx ended also when s's caller hangs up or stops reading
+// (its cause ErrCallerGone).
+func UntilGone(ctx context.Context, s *Stream) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-s.Gone():
+			cancel(ErrCallerGone)
+		case <-cctx.Done():
+		}
+	}()
+	return cctx, func() { cancel(nil) }
+}
+
+// Send writes one frame. Progress and output are dropped once the stream
+// is dead; a result or error frame is still attempted once after a stall.
 func (s *Stream) Send(f api.Frame) { s.send(f) }
 
 // Progress reports a step.
@@ -45,13 +117,44 @@ func (s *Stream) Progress(step, service, msg string) { s.progress(step, service,
 func (s *Stream) Output(check int, streamName, data string) { s.output(check, streamName, data) }
 
 func (s *Stream) send(f api.Frame) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dead {
+	final := f.Result != nil || f.Error != nil
+	b, err := json.Marshal(f)
+	if err != nil {
 		return
 	}
-	if err := s.enc.Encode(f); err != nil {
-		s.dead = true
+	b = append(b, '\n')
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case !s.dead:
+	case final && s.retry:
+		b = append(s.cut, b...)
+		s.cut, s.retry = nil, false
+	default:
+		return
+	}
+	s.deadline()
+	n, err := s.w.Write(b)
+	if err == nil {
+		return
+	}
+	s.dead = true
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		s.stalled = true
+		if !final {
+			s.retry, s.cut = true, append([]byte(nil), b[n:]...)
+		}
+	}
+	s.HangUp()
+}
+
+// deadline bounds the next write by the stream's wait.
+func (s *Stream) deadline() {
+	s.dl.Lock()
+	defer s.dl.Unlock()
+	if s.conn != nil {
+		s.conn.SetWriteDeadline(time.Now().Add(s.wait))
 	}
 }
 

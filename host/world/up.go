@@ -119,8 +119,15 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 		}
 	}()
 
+	// The world's lock: a caller that hangs up while another op holds it
+	// leaves, as it leaves the queue.
 	lock := d.worldLock(project, wtName)
-	lock.Lock()
+	lctx, cancel := UntilGone(ctx, s)
+	err = lock.Lock(lctx, s, "up", wtName)
+	cancel()
+	if err != nil {
+		return nil, api.Errorf(api.CodeConflict, "%v", err)
+	}
 	defer lock.Unlock()
 
 	// A world that exists: up is plan and apply. The plan (what to start,

@@ -3,13 +3,11 @@
 package world
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
@@ -25,7 +23,7 @@ func warmWorld(t *testing.T, body string) (*Engine, *stream, *world, *registry.W
 	w := &world{cfg: cfg, project: "acme", worktree: "wt", path: path, plan: plan,
 		slices: map[string]slice{}, caller: map[string]string{"PATH": os.Getenv("PATH")}}
 	rec := &registry.Worktree{Project: "acme", Name: "wt", Path: path}
-	s := &stream{enc: json.NewEncoder(io.Discard), start: time.Now()}
+	s := NewStream(io.Discard, nil)
 	return &Engine{home: t.TempDir(), redact: redact.New()}, s, w, rec
 }
 

@@ -44,8 +44,10 @@ func (d *Engine) OpRun(ctx context.Context, raw json.RawMessage, s *stream) (any
 	}
 	env := verifyEnv(rec, exposed, a.Env, d.home)
 
-	// The command ends when its caller hangs up.
-	cctx, cancel := UntilGone(ctx, s)
+	// The command ends when its caller hangs up; a caller that only stops
+	// reading (a paused pager) loses the rest of the output, and the
+	// command runs to its end.
+	cctx, cancel := UntilHungUp(ctx, s)
 	defer cancel()
 	release, waited, err := d.jobPlace(cctx, s, rec, cfg)
 	if err != nil {

@@ -46,9 +46,14 @@ type Stream struct {
 
 	// gone is closed when the caller hangs up (HangUp) or stops reading.
 	// Most ops finish anyway (a world is not left half-made); a queued up
-	// leaves the queue, a run ends its command.
+	// leaves the queue; a run's command ends only on HungUp.
 	goneOnce sync.Once
 	gone     chan struct{}
+	// hungUp is closed only when the caller hung up (HangUp, or a write
+	// that failed for another reason than its deadline): a command whose
+	// caller merely stopped reading goes on (UntilHungUp).
+	hungOnce sync.Once
+	hungUp   chan struct{}
 	// redact hides secrets in what progress and output frames carry (a
 	// verify command's output, a message quoting an adapter).
 	redact func(string) string
@@ -60,15 +65,25 @@ type stream = Stream
 // NewStream writes frames to w, each within FrameWait when w takes a write
 // deadline (a net.Conn); redact (nil: none) masks progress and output text.
 func NewStream(w io.Writer, redact func(string) string) *Stream {
-	s := &Stream{w: w, start: time.Now(), wait: FrameWait, gone: make(chan struct{}), redact: redact}
+	s := &Stream{w: w, start: time.Now(), wait: FrameWait, gone: make(chan struct{}), hungUp: make(chan struct{}), redact: redact}
 	if c, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
 		s.conn = c
 	}
 	return s
 }
 
-// HangUp says the caller hung up: Gone closes.
-func (s *Stream) HangUp() { s.goneOnce.Do(func() { close(s.gone) }) }
+// HangUp says the caller hung up: Gone and HungUp close.
+func (s *Stream) HangUp() {
+	s.hungOnce.Do(func() { close(s.hungUp) })
+	s.stop()
+}
+
+// stop closes Gone: the caller hung up or stopped reading.
+func (s *Stream) stop() { s.goneOnce.Do(func() { close(s.gone) }) }
+
+// HungUp is closed when the caller hung up; not when it only stopped
+// reading.
+func (s *Stream) HungUp() <-chan struct{} { return s.hungUp }
 
 // Gone is closed when the caller hangs up or stops reading.
 func (s *Stream) Gone() <-chan struct{} { return s.gone }
@@ -95,11 +110,25 @@ func (s *Stream) SetWait(wait time.Duration) {
 // UntilGone is ctx ended also when s's caller hangs up or stops reading
 // (its cause ErrCallerGone).
 func UntilGone(ctx context.Context, s *Stream) (context.Context, context.CancelFunc) {
+	return until(ctx, s.Gone(), ErrCallerGone)
+}
+
+// ErrCallerHungUp is why UntilHungUp's context ends.
+var ErrCallerHungUp = errors.New("the caller hung up")
+
+// UntilHungUp is ctx ended also when s's caller hangs up (its cause
+// ErrCallerHungUp), but not when it only stops reading: a binky run whose
+// output waits behind a paused pager runs to its end, its output dropped.
+func UntilHungUp(ctx context.Context, s *Stream) (context.Context, context.CancelFunc) {
+	return until(ctx, s.HungUp(), ErrCallerHungUp)
+}
+
+func until(ctx context.Context, done <-chan struct{}, cause error) (context.Context, context.CancelFunc) {
 	cctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		select {
-		case <-s.Gone():
-			cancel(ErrCallerGone)
+		case <-done:
+			cancel(cause)
 		case <-cctx.Done():
 		}
 	}()
@@ -145,6 +174,8 @@ func (s *Stream) send(f api.Frame) {
 		if !final {
 			s.retry, s.cut = true, append([]byte(nil), b[n:]...)
 		}
+		s.stop()
+		return
 	}
 	s.HangUp()
 }

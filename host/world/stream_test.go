@@ -59,6 +59,11 @@ func TestStreamCallerStopsReading(t *testing.T) {
 	}
 	within(t, "Gone to close", s.Gone())
 	within(t, "UntilGone's context to end", ctx.Done())
+	select {
+	case <-s.HungUp():
+		t.Error("HungUp closed for a caller that only stopped reading: a binky run would end its command")
+	default:
+	}
 	if cause := context.Cause(ctx); !errors.Is(cause, ErrCallerGone) {
 		t.Errorf("UntilGone's cause = %v; want ErrCallerGone", cause)
 	}
@@ -153,5 +158,19 @@ func TestStreamReadingCallerGetsEverything(t *testing.T) {
 	case <-s.Gone():
 		t.Error("Gone closed for a caller that read everything")
 	default:
+	}
+}
+
+// TestStreamHangUp: a caller that hangs up ends UntilHungUp's context (a
+// binky run's command) as well as Gone.
+func TestStreamHangUp(t *testing.T) {
+	s := NewStream(io.Discard, nil)
+	ctx, cancel := UntilHungUp(context.Background(), s)
+	defer cancel()
+	s.HangUp()
+	within(t, "Gone to close", s.Gone())
+	within(t, "UntilHungUp's context to end", ctx.Done())
+	if cause := context.Cause(ctx); !errors.Is(cause, ErrCallerHungUp) {
+		t.Errorf("UntilHungUp's cause = %v; want ErrCallerHungUp", cause)
 	}
 }

@@ -64,9 +64,16 @@ type Error struct {
 	// Detail optionally carries a structured result of a failed op (the
 	// verify run whose checks failed).
 	Detail json.RawMessage `json:"detail,omitempty"`
+	// cause is the error this one was made from (Errorf's %w, Wrap), for
+	// errors.Is and errors.As in the daemon's process. It is unexported,
+	// so it never reaches the wire: a client sees Code and Message.
+	cause error
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap is the error's cause; nil for one decoded from the wire.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Error codes.
 const (

@@ -241,7 +241,7 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *re
 		d.emit(events.Event{Event: events.WorldRefused, Project: project, Worktree: wt, Detail: refused.Reason})
 		return api.Errorf(api.CodeConflict, "%s cannot start now: %s (run up without --no-wait to queue, or make room: binky down another world, or binky reserve)", wt, refused.Reason)
 	case err != nil:
-		return api.Errorf(api.CodeFailed, "%v", err)
+		return api.Wrap(api.CodeFailed, err)
 	}
 	if !queuedAt.IsZero() {
 		d.emit(events.Event{Event: events.WorldAdmitted, Project: project, Worktree: wt, Detail: "waited " + time.Since(queuedAt).Round(time.Millisecond).String()})

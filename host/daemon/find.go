@@ -121,7 +121,7 @@ func (d *Daemon) worldHere(ctx context.Context, ref api.WorldRef) (*registry.Wor
 	}
 	wt, err := worktree.Current(ctx, ref.Dir)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "which worktree? %s is not inside a worktree of a git repository, so give the worktree's name or branch (binky status lists them): %v", ref.Dir, err)
+		return nil, api.Errorf(api.CodeInvalid, "which worktree? %s is not inside a worktree of a git repository, so give the worktree's name or branch (binky status lists them): %w", ref.Dir, err)
 	}
 	all, err := d.reg.Worktrees(ctx)
 	if err != nil {

@@ -3,8 +3,6 @@ package api
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/binkyhq/binky/host/world/plan"
 )
 
 // Ops the daemon serves.
@@ -266,7 +264,7 @@ type World struct {
 	// Plan is what up did (or, with --dry-run, would do) to a world that
 	// existed: services started, restarted, stopped, slices provisioned,
 	// kept or pruned, each with why.
-	Plan *plan.Plan `json:"plan,omitempty"`
+	Plan *Plan `json:"plan,omitempty"`
 	// Left lists, after remove --force, each slice that could not be
 	// destroyed and was forgotten: which, on which server, and why.
 	Left     []string  `json:"left,omitempty"`

@@ -18,7 +18,7 @@
 // Reopen makes it writable once there is room again. OpenReadOnly opens
 // one for reading only through the same views, writing nothing at all,
 // for a reader that must work where nothing can be written (binkyd logs
-// with no daemon); binky.db is read nowhere else.
+// with no daemon). No other package reads binky.db with SQL of its own.
 //
 // A service's Address may hold credentials: callers redact it before showing
 // it to anyone.

@@ -4,64 +4,15 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/internal/gittest"
 	"github.com/binkyhq/binky/sdk/names"
 )
-
-// gitRepo makes a git repository at dir whose binky.toml names project,
-// with one commit, and returns dir. Git runs with no user or system
-// configuration.
-func gitRepo(t *testing.T, dir, project string) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "binky.toml"), []byte("[project]\nname = \""+project+"\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "binky.toml")
-	gitRun(t, dir, "commit", "-q", "-m", "binky.toml")
-	return dir
-}
-
-func gitRun(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
-	}
-}
-
-// isolateGit points git at an empty configuration and a fixed identity,
-// or skips the test where there is no git (fails under CI=true).
-func isolateGit(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git is not on PATH")
-		}
-		t.Skip("git is not on PATH; install git")
-	}
-	global := filepath.Join(t.TempDir(), "gitconfig")
-	if err := os.WriteFile(global, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_GLOBAL": global, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Binky Test", "GIT_AUTHOR_EMAIL": "test@binky.invalid",
-		"GIT_COMMITTER_NAME": "Binky Test", "GIT_COMMITTER_EMAIL": "test@binky.invalid",
-	} {
-		t.Setenv(k, v)
-	}
-}
 
 // TestFind: how every verb resolves the world it names (Find), over a
 // temp registry and real repositories. A bare worktree name resolves in
@@ -70,19 +21,19 @@ func isolateGit(t *testing.T) {
 // a world; a world of a second clone claiming the caller's project name
 // is refused; no name is the world of the worktree the caller stands in.
 func TestFind(t *testing.T) {
-	isolateGit(t)
+	gittest.Isolate(t)
 	ctx := context.Background()
 	base := t.TempDir()
-	repoA := gitRepo(t, filepath.Join(base, "a"), "acme")
+	repoA := gittest.Repo(t, filepath.Join(base, "a"), "acme")
 	wtA := filepath.Join(base, "a.wt", "feat-a")
-	gitRun(t, repoA, "worktree", "add", "-q", "-b", "feat/a", wtA)
+	gittest.Worktree(t, repoA, wtA, "feat/a")
 	if err := os.MkdirAll(filepath.Join(repoA, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	repoB := gitRepo(t, filepath.Join(base, "b"), "other")
-	clone := gitRepo(t, filepath.Join(base, "clone"), "acme")  // a second clone of acme, with a world
-	stray := gitRepo(t, filepath.Join(base, "stray"), "acme")  // a third, with none (found through git)
-	bare := gitRepo(t, filepath.Join(base, "bare-b"), "other") // no world records its main worktree
+	repoB := gittest.Repo(t, filepath.Join(base, "b"), "other")
+	clone := gittest.Repo(t, filepath.Join(base, "clone"), "acme")  // a second clone of acme, with a world
+	stray := gittest.Repo(t, filepath.Join(base, "stray"), "acme")  // a third, with none (found through git)
+	bare := gittest.Repo(t, filepath.Join(base, "bare-b"), "other") // no world records its main worktree
 	outside := filepath.Join(base, "outside")
 	if err := os.MkdirAll(outside, 0o755); err != nil {
 		t.Fatal(err)

@@ -7,4 +7,8 @@
 // (degraded.go): on a home that takes no new data it starts anyway,
 // re-adopts and supervises its worlds, refuses the verbs that write with
 // the reason, and leaves that mode once there is room again.
+//
+// It reads no environment variable of its own: cmd/binkyd reads the
+// daemon's tuning knobs and test switches into Options. Finding a world is
+// host/world's (world.Find); findWorld calls it over the daemon's registry.
 package daemon

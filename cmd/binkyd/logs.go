@@ -20,6 +20,7 @@ import (
 	"github.com/binkyhq/binky/host/logview"
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/world"
 )
 
 type logsCmd struct{ cli.Logs }
@@ -46,7 +47,7 @@ func (c *logsCmd) Run(g *globals) error {
 // run is Run writing to stdout, and to stderr a note when it had to read
 // the registry itself (see logs_readonly.go).
 func (c *logsCmd) run(g *globals, stdout, stderr io.Writer) error {
-	w, view, err := c.world(g, stderr)
+	w, readOnly, err := c.world(g, stderr)
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func (c *logsCmd) run(g *globals, stdout, stderr io.Writer) error {
 		}
 		sort.Strings(services)
 	}
-	red, degraded, err := redactorFor(g.ctx, g.home, view)
+	red, degraded, err := redactorFor(g.ctx, g.home, readOnly)
 	if err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("logs: %w", err)}
 	}
@@ -151,9 +152,9 @@ const quietFlush = 500 * time.Millisecond
 
 // world asks the daemon which world the arguments name. When no daemon
 // answers and none can start (a daemon cannot start on a full disk), it
-// finds the world in binky.db read without writing, and returns that
-// view for the redactor too.
-func (c *logsCmd) world(g *globals, stderr io.Writer) (api.World, *registryView, error) {
+// finds the world, by the daemon's rules (world.Find), in binky.db opened
+// read-only, and returns the redactor of what that registry records too.
+func (c *logsCmd) world(g *globals, stderr io.Writer) (api.World, *redact.Redactor, error) {
 	ref := cli.WorldRef(c.Worktree, c.Project)
 	cl, err := logsDaemon(g)
 	if err == nil {
@@ -172,16 +173,21 @@ func (c *logsCmd) world(g *globals, stderr io.Writer) (api.World, *registryView,
 	if g.ctx.Err() != nil {
 		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w", err)}
 	}
-	view, verr := readRegistry(g.ctx, g.home)
-	if verr != nil {
-		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w (and without a daemon: %v)", err, verr)}
+	reg, rerr := openReadOnly(g.ctx, g.home)
+	if rerr != nil {
+		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w (and without a daemon: %v)", err, rerr)}
 	}
-	w, ferr := view.find(c.Worktree, c.Project, ref.Dir)
+	defer reg.Close()
+	rec, ferr := world.Find(g.ctx, reg, ref)
 	if ferr != nil {
 		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w (no daemon: %v)", ferr, err)}
 	}
+	w, red, rerr := readWorld(g.ctx, reg, rec)
+	if rerr != nil {
+		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w (and without a daemon: %v)", err, rerr)}
+	}
 	fmt.Fprintf(stderr, "binky: logs: no daemon (%v); found %s/%s in the registry\n", err, w.Project, w.Worktree)
-	return w, view, nil
+	return w, red, nil
 }
 
 // followRedacted is supervisor.Follow with every line passed through the
@@ -281,19 +287,19 @@ var registryRedactor = logview.Redactor
 
 // redactorFor is logview.Redactor, which opens binky.db through
 // registry.Open (migrating an older schema). When that fails for want of a
-// write (cannotWrite: an older schema on a full disk, a home the caller
-// may not write…), the same secrets are read from binky.db read-only (view,
-// when the caller read it already) and degraded says why.
-func redactorFor(ctx context.Context, home string, view *registryView) (red *redact.Redactor, degraded, err error) {
+// write (cannotWrite: a full disk, a home the caller may not write…), the
+// same secrets are read from binky.db opened read-only (readOnly, when the
+// caller read them already) and degraded says why.
+func redactorFor(ctx context.Context, home string, readOnly *redact.Redactor) (red *redact.Redactor, degraded, err error) {
 	red, err = registryRedactor(ctx, home)
 	if err == nil || !cannotWrite(err) {
 		return red, nil, err
 	}
-	if view == nil {
-		var verr error
-		if view, verr = readRegistry(ctx, home); verr != nil {
-			return nil, nil, fmt.Errorf("%w (and read-only: %v)", err, verr)
+	if readOnly == nil {
+		var rerr error
+		if readOnly, rerr = readOnlyRedactor(ctx, home); rerr != nil {
+			return nil, nil, fmt.Errorf("%w (and read-only: %v)", err, rerr)
 		}
 	}
-	return view.redactor(), err, nil
+	return readOnly, err, nil
 }

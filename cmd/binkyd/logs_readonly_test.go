@@ -17,6 +17,7 @@ import (
 	"github.com/binkyhq/binky/host/logview"
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/internal/gittest"
 )
 
 // The secrets of the fixture world, and a log that holds them.
@@ -28,17 +29,18 @@ const (
 )
 
 // fixtureHome records, under home, world acme/feat-a-1234 (branch feat/a,
-// worktree at wtPath) with one secret of each kind, a second project's
-// world of the same name, and the world's api log holding every secret.
-// It returns the registry, still open (as the daemon keeps it).
-func fixtureHome(t *testing.T, home, wtPath string) *registry.Registry {
+// worktree at wtPath of the repository at repo) with one secret of each
+// kind, a second project's world of the same name, and the world's api
+// log holding every secret. It returns the registry, still open (as the
+// daemon keeps it).
+func fixtureHome(t *testing.T, home, repo, wtPath string) *registry.Registry {
 	t.Helper()
 	ctx := context.Background()
 	reg, err := registry.Open(ctx, filepath.Join(home, registry.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wt, err := reg.UpsertWorktree(ctx, &registry.Worktree{Project: "acme", Name: "feat-a-1234", Branch: "feat/a", Path: wtPath, Repo: filepath.Dir(wtPath), State: "running"})
+	wt, err := reg.UpsertWorktree(ctx, &registry.Worktree{Project: "acme", Name: "feat-a-1234", Branch: "feat/a", Path: wtPath, Repo: repo, State: "running"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +68,17 @@ func fixtureHome(t *testing.T, home, wtPath string) *registry.Registry {
 		t.Fatal(err)
 	}
 	return reg
+}
+
+// gitWorld makes the repository of project acme and its worktree of
+// branch feat/a, where fixtureHome's world lives, and returns both paths.
+func gitWorld(t *testing.T) (repo, wtPath string) {
+	t.Helper()
+	gittest.Isolate(t)
+	base := t.TempDir()
+	repo = gittest.Repo(t, filepath.Join(base, "repo"), "acme")
+	wtPath = gittest.Worktree(t, repo, filepath.Join(base, "repo.worktrees", "feat-a-1234"), "feat/a")
+	return repo, wtPath
 }
 
 // fakeStatus answers status with world, or is no daemon at all.
@@ -142,11 +155,8 @@ func TestLogsOnAFullDisk(t *testing.T) {
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 	home := filepath.Join(mnt, "home")
-	wtPath := filepath.Join(t.TempDir(), "repo.worktrees", "feat-a-1234")
-	if err := os.MkdirAll(wtPath, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	reg := fixtureHome(t, home, wtPath)
+	repo, wtPath := gitWorld(t)
+	reg := fixtureHome(t, home, repo, wtPath)
 	filler, err := os.Create(filepath.Join(mnt, "filler"))
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +220,7 @@ func TestLogsWhenTheRegistryCannotBeWritten(t *testing.T) {
 	home := t.TempDir()
 	wtPath := filepath.Join(t.TempDir(), "feat-a-1234")
 	os.MkdirAll(wtPath, 0o700)
-	reg := fixtureHome(t, home, wtPath)
+	reg := fixtureHome(t, home, filepath.Dir(wtPath), wtPath)
 	defer reg.Close()
 	full := func(context.Context, string) (*redact.Redactor, error) {
 		return nil, fmt.Errorf("read the secrets to redact: open registry: %w", &os.PathError{Op: "write", Path: "binky.db-wal", Err: syscall.ENOSPC})
@@ -245,11 +255,13 @@ func TestLogsWhenTheRegistryCannotBeWritten(t *testing.T) {
 	}
 }
 
-// TestRegistryViewRedactsAsLogview: the read-only view knows every secret
-// logview.Redactor knows.
-func TestRegistryViewRedactsAsLogview(t *testing.T) {
+// TestReadOnlyRedactorAsLogview: the redactor of the registry opened
+// read-only knows every secret logview.Redactor knows, with the daemon up
+// (its -wal on disk) and gone.
+func TestReadOnlyRedactorAsLogview(t *testing.T) {
 	home := t.TempDir()
-	reg := fixtureHome(t, home, filepath.Join(t.TempDir(), "wt"))
+	wt := filepath.Join(t.TempDir(), "wt")
+	reg := fixtureHome(t, home, filepath.Dir(wt), wt)
 	want, err := logview.Redactor(context.Background(), home)
 	if err != nil {
 		t.Fatal(err)
@@ -258,53 +270,60 @@ func TestRegistryViewRedactsAsLogview(t *testing.T) {
 		if closed {
 			reg.Close()
 		}
-		view, err := readRegistry(context.Background(), home)
+		got, err := readOnlyRedactor(context.Background(), home)
 		if err != nil {
-			t.Fatalf("readRegistry (registry closed %v): %v", closed, err)
+			t.Fatalf("readOnlyRedactor (registry closed %v): %v", closed, err)
 		}
-		got := view.redactor()
 		for _, in := range []string{fixtureLine, "a " + slicePass + " b", envSecret[:8] + "\n" + envSecret[8:], "nothing secret"} {
 			if g, w := got.String(in), want.String(in); g != w {
-				t.Errorf("closed %v: view redacts %q as %q; logview as %q", closed, in, g, w)
+				t.Errorf("closed %v: read-only redacts %q as %q; logview as %q", closed, in, g, w)
 			}
 		}
 	}
 }
 
-func TestRegistryViewFind(t *testing.T) {
+// TestLogsFindsByTheEnginesRules: with no daemon, logs finds its world in
+// the registry opened read-only by the daemon's own rules (world.Find),
+// with its messages: a branch, a name in the caller's project, a name of
+// several projects refused from outside, no name in the worktree.
+func TestLogsFindsByTheEnginesRules(t *testing.T) {
 	home := t.TempDir()
-	wtPath := filepath.Join(t.TempDir(), "repo.worktrees", "feat-a-1234")
-	os.MkdirAll(filepath.Join(wtPath, "sub"), 0o700)
-	fixtureHome(t, home, wtPath).Close()
-	view, err := readRegistry(context.Background(), home)
-	if err != nil {
+	repo, wtPath := gitWorld(t)
+	sub := filepath.Join(wtPath, "sub")
+	if err := os.MkdirAll(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	fixtureHome(t, home, repo, wtPath).Close()
+	withSeams(t, noDaemon, nil)
 	outside := t.TempDir()
 	for _, tc := range []struct {
 		name, project, dir string
-		want, err          string
+		err                string // else it finds acme/feat-a-1234
 	}{
-		{"feat-a-1234", "acme", outside, "acme/feat-a-1234", ""},
-		{"feat/a", "acme", outside, "acme/feat-a-1234", ""},
-		{"feat/a", "", filepath.Join(wtPath, "sub"), "acme/feat-a-1234", ""}, // standing in acme's worktree
-		{"feat/a", "", outside, "", "several projects (acme/feat-a-1234, other/feat-a-1234)"},
-		{"nope", "acme", outside, "", `no world named "nope" in project "acme"`},
-		{"", "", filepath.Join(wtPath, "sub"), "acme/feat-a-1234", ""},
-		{"", "", outside, "", "no world's worktree holds"},
+		{"feat-a-1234", "acme", outside, ""},
+		{"feat/a", "acme", outside, ""},
+		{"feat/a", "", sub, ""}, // standing in acme's worktree
+		{"feat-a-1234", "", repo, ""},
+		{"", "", sub, ""},
+		{"feat/a", "", outside, `logs: "feat/a" names worlds in several projects (acme/feat-a-1234, other/feat-a-1234): run the command inside the project's repository, or pass --project (no daemon: `},
+		{"nope", "acme", outside, `logs: project "acme" has no world named "nope" (binky status lists every world; binky up nope creates it) (no daemon: `},
+		{"", "", outside, "logs: which worktree? " + outside + " is not inside a worktree of a git repository"},
 	} {
-		w, err := view.find(tc.name, tc.project, tc.dir)
+		t.Chdir(tc.dir)
+		out, errOut, err := runLogs(t, home, cli.Logs{Worktree: tc.name, Project: tc.project, Lines: 100})
 		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("find(%q, %q, %s): %v; want an error containing %q", tc.name, tc.project, tc.dir, err, tc.err)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+				t.Errorf("logs %q --project %q in %s: %v; want an error starting %q", tc.name, tc.project, tc.dir, err, tc.err)
 			}
 			continue
 		}
-		if err != nil || w.Project+"/"+w.Worktree != tc.want {
-			t.Errorf("find(%q, %q, %s) = %s/%s, %v; want %s", tc.name, tc.project, tc.dir, w.Project, w.Worktree, err, tc.want)
+		if err != nil {
+			t.Errorf("logs %q --project %q in %s: %v", tc.name, tc.project, tc.dir, err)
+			continue
 		}
-		if len(w.Services) != 2 {
-			t.Errorf("find(%q): services %+v; want api and db", tc.name, w.Services)
+		checkRedacted(t, "logs "+tc.name, out)
+		if !strings.Contains(errOut, "found acme/feat-a-1234 in the registry") {
+			t.Errorf("logs %q in %s: stderr %q; want acme/feat-a-1234 found in the registry", tc.name, tc.dir, errOut)
 		}
 	}
 }

@@ -3,8 +3,6 @@ package api
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/binkyhq/binky/host/world/plan"
 )
 
 // Ops the daemon serves.
@@ -64,9 +62,16 @@ type Error struct {
 	// Detail optionally carries a structured result of a failed op (the
 	// verify run whose checks failed).
 	Detail json.RawMessage `json:"detail,omitempty"`
+	// cause is the error this one was made from (Errorf's %w, Wrap), for
+	// errors.Is and errors.As in the daemon's process. It is unexported,
+	// so it never reaches the wire: a client sees Code and Message.
+	cause error
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap is the error's cause; nil for one decoded from the wire.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Error codes.
 const (
@@ -259,7 +264,7 @@ type World struct {
 	// Plan is what up did (or, with --dry-run, would do) to a world that
 	// existed: services started, restarted, stopped, slices provisioned,
 	// kept or pruned, each with why.
-	Plan *plan.Plan `json:"plan,omitempty"`
+	Plan *Plan `json:"plan,omitempty"`
 	// Left lists, after remove --force, each slice that could not be
 	// destroyed and was forgotten: which, on which server, and why.
 	Left     []string  `json:"left,omitempty"`

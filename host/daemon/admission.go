@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,18 +27,6 @@ const stateSuspended = "suspended"
 // stateQueued is reported (never recorded) for a world whose up waits in
 // the admission queue.
 const stateQueued = "queued"
-
-// Test hooks (docs/admission.md, "Testing"): BINKY_TEST_PRESSURE names a
-// JSON file read as the pressure source instead of /proc and statfs;
-// BINKY_TEST_PRESSURE_INTERVAL sets the sampling interval and the gap
-// between two pressure moves.
-const (
-	envTestPressure         = "BINKY_TEST_PRESSURE"
-	envTestPressureInterval = "BINKY_TEST_PRESSURE_INTERVAL"
-	// envTestAdmission=off skips step 3 of up (the benchmark measures
-	// admission's overhead against it).
-	envTestAdmission = "BINKY_TEST_ADMISSION"
-)
 
 // Registry settings keys `binky reserve` writes.
 const (
@@ -66,7 +53,8 @@ func (m *machineLimits) get() admission.Limits {
 // pressure until ctx ends.
 func (d *Daemon) startAdmission(ctx context.Context) {
 	d.admSrc = admission.System{Dir: d.home}
-	if f := os.Getenv(envTestPressure); f != "" {
+	// Test hooks (docs/admission.md, "Testing"), from Options.
+	if f := d.opts.PressureFile; f != "" {
 		d.admSrc = admission.File{Path: f}
 		d.log.Warn("admission reads its pressure from a test file", "file", f)
 	}
@@ -82,13 +70,11 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 		Live:   d.worldLive,
 		Logger: d.log.Named("admission"),
 	}
-	if v := os.Getenv(envTestPressureInterval); v != "" {
-		if iv, err := time.ParseDuration(v); err == nil && iv > 0 {
-			opts.Interval, opts.SuspendGap = iv, iv
-		}
+	if iv := d.opts.PressureInterval; iv > 0 {
+		opts.Interval, opts.SuspendGap = iv, iv
 	}
 	d.adm = admission.New(opts)
-	d.admOff = os.Getenv(envTestAdmission) == "off"
+	d.admOff = d.opts.AdmissionOff
 	d.admQueue = &admission.Journal{Path: filepath.Join(d.home, queueFile)}
 	d.settleLeftQueued(ctx)
 	if recs, err := d.reg.Worktrees(ctx); err == nil {
@@ -241,7 +227,7 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *re
 		d.emit(events.Event{Event: events.WorldRefused, Project: project, Worktree: wt, Detail: refused.Reason})
 		return api.Errorf(api.CodeConflict, "%s cannot start now: %s (run up without --no-wait to queue, or make room: binky down another world, or binky reserve)", wt, refused.Reason)
 	case err != nil:
-		return api.Errorf(api.CodeFailed, "%v", err)
+		return api.Wrap(api.CodeFailed, err)
 	}
 	if !queuedAt.IsZero() {
 		d.emit(events.Event{Event: events.WorldAdmitted, Project: project, Worktree: wt, Detail: "waited " + time.Since(queuedAt).Round(time.Millisecond).String()})

@@ -44,6 +44,31 @@ type Options struct {
 	// proxied request), before it hands back memory it no longer uses
 	// (host/memtrim). 0 means DefaultTrimAfter; negative never trims.
 	TrimAfter time.Duration
+
+	// Tuning knobs and test switches. cmd/binkyd reads each from the
+	// variable named (and documents it); nothing below it reads the
+	// environment for them.
+
+	// HealthEvery is how often a running service's probe repeats
+	// (BINKY_HEALTH_EVERY); 0 is the supervisor's default.
+	HealthEvery time.Duration
+	// NoCgroups tracks world processes by process group and marker only,
+	// never by cgroup (BINKY_NO_CGROUPS).
+	NoCgroups bool
+	// Pprof is the loopback host:port that serves Go's profiler in a
+	// daemon built with -tags pprof (BINKY_PPROF); "" serves none.
+	Pprof string
+	// PressureFile is a JSON file admission reads its pressure from
+	// instead of /proc and statfs (BINKY_TEST_PRESSURE; docs/admission.md,
+	// "Testing"); "" reads the machine.
+	PressureFile string
+	// PressureInterval is admission's sampling interval, and the gap
+	// between two pressure moves (BINKY_TEST_PRESSURE_INTERVAL); 0 is
+	// admission's default.
+	PressureInterval time.Duration
+	// AdmissionOff skips admission in up (BINKY_TEST_ADMISSION=off): the
+	// benchmark's baseline.
+	AdmissionOff bool
 }
 
 // DefaultTrimAfter is how long a quiet daemon waits before it trims.
@@ -66,7 +91,7 @@ type Daemon struct {
 	proxy     *proxy.Proxy
 	adm       *admission.Controller // the admission queue (admission.go)
 	limits    machineLimits
-	admOff    bool               // BINKY_TEST_ADMISSION=off: the benchmark's baseline
+	admOff    bool               // Options.AdmissionOff: the benchmark's baseline
 	admQueue  *admission.Journal // the queued worlds, recorded (admission.go)
 	admSrc    admission.Source   // where pressure is read
 	routeKick chan struct{}
@@ -193,10 +218,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.w = world.New(world.Options{
 		Home: d.home, HomeID: d.homeID, Logger: d.log, Redact: d.redact,
 		Registry: d.reg, Ports: d.ports, Adapters: d.adapter, Cgroups: d.cgroups,
-		// BINKY_HEALTH_EVERY (a duration) changes how often a running
-		// service's probe is repeated (docs/supervision.md).
-		HealthEvery: healthEvery(d.log),
-		Emit:        d.emit, FindWorld: d.findWorld, LockWorld: d.lockWorld,
+		HealthEvery: d.opts.HealthEvery, AdmissionOff: d.opts.AdmissionOff,
+		Emit: d.emit, FindWorld: d.findWorld, LockWorld: d.lockWorld,
 		WorldLock: d.worldLock, RepoLock: d.repoLock,
 		Admit: d.admit, Released: d.released, BeforeStop: d.beforeStop,
 		RefreshRoutes: d.refreshRoutes, RefreshRoutesAsync: d.refreshRoutesAsync,
@@ -211,7 +234,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.routeLoop(ctx)
 	d.w.Reconcile(ctx)
 	d.startAdmission(ctx)
-	d.w.SetAdmission(d.adm, d.admOff)
+	d.w.SetAdmission(d.adm)
 	d.startTrim(ctx)
 	go d.degradedLoop(ctx)
 
@@ -382,7 +405,7 @@ func (o redactedOutput) Write(p []byte) (int, error) {
 // for this BINKY_HOME, or returns nil (and logs why) where the machine has
 // no writable cgroup v2.
 func (d *Daemon) openCgroups() *supervisor.Cgroups {
-	if os.Getenv("BINKY_NO_CGROUPS") != "" {
+	if d.opts.NoCgroups {
 		d.log.Info("world processes tracked by process group and marker (BINKY_NO_CGROUPS is set)")
 		return nil
 	}
@@ -393,19 +416,4 @@ func (d *Daemon) openCgroups() *supervisor.Cgroups {
 	}
 	d.log.Info("world processes tracked by cgroup v2", "root", cg.Root())
 	return cg
-}
-
-// healthEvery reads BINKY_HEALTH_EVERY; 0 (the supervisor's default) when
-// it is unset or not a positive duration, which is logged.
-func healthEvery(log hclog.Logger) time.Duration {
-	v := os.Getenv("BINKY_HEALTH_EVERY")
-	if v == "" {
-		return 0
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		log.Warn("BINKY_HEALTH_EVERY is not a positive duration; using the default", "value", v)
-		return 0
-	}
-	return d
 }

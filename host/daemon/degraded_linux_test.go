@@ -71,7 +71,6 @@ func fullHome(t *testing.T, made func(home string)) (home string, free func()) {
 // leaves degraded mode and serves the verb that writes.
 func TestDaemonStartsDegradedOnFullDisk(t *testing.T) {
 	t.Setenv("BINKY_PORT_LEASES", t.TempDir())
-	t.Setenv("BINKY_NO_CGROUPS", "1")
 	home, free := fullHome(t, func(home string) {
 		r, err := registry.Open(context.Background(), filepath.Join(home, registry.FileName))
 		if err != nil {
@@ -80,7 +79,7 @@ func TestDaemonStartsDegradedOnFullDisk(t *testing.T) {
 		r.Close()
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	d := New(Options{Home: home, Logger: hclog.NewNullLogger(), ProxyAddr: "off", TrimAfter: -1})
+	d := New(Options{Home: home, Logger: hclog.NewNullLogger(), ProxyAddr: "off", TrimAfter: -1, NoCgroups: true})
 	ran := make(chan error, 1)
 	go func() { ran <- d.Run(ctx) }()
 	defer func() {

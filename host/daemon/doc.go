@@ -10,4 +10,8 @@
 // the reason, and leaves that mode once there is room again. No caller
 // holds it up: frames go out within world.FrameWait, and a stopping daemon
 // gives a caller that stopped reading a second, not its op's lifetime.
+//
+// It reads no environment variable of its own: cmd/binkyd reads the
+// daemon's tuning knobs and test switches into Options. Finding a world is
+// host/world's (world.Find); findWorld calls it over the daemon's registry.
 package daemon

@@ -8,18 +8,18 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"time"
 )
 
 // startPprof serves Go's profiling endpoints (/debug/pprof/) on the
-// loopback address in BINKY_PPROF, for measuring the daemon and its proxy
-// (benchmarks/proxy/run.sh PPROF=1). It exists only in a daemon built with
-// -tags pprof (the profiler adds about 0.4 MiB to a binary that is resident
-// whole), is off unless BINKY_PPROF is set, and refuses an address that is
-// not loopback: profiles show request paths and command lines.
+// loopback address Options.Pprof (BINKY_PPROF), for measuring the daemon
+// and its proxy (benchmarks/proxy/run.sh PPROF=1). It exists only in a
+// daemon built with -tags pprof (the profiler adds about 0.4 MiB to a
+// binary that is resident whole), is off unless the address is set, and
+// refuses one that is not loopback: profiles show request paths and
+// command lines.
 func (d *Daemon) startPprof(ctx context.Context) {
-	addr := os.Getenv("BINKY_PPROF")
+	addr := d.opts.Pprof
 	if addr == "" {
 		return
 	}

@@ -2,15 +2,12 @@
 
 package daemon
 
-import (
-	"context"
-	"os"
-)
+import "context"
 
-// startPprof only says why BINKY_PPROF does nothing: this daemon was built
-// without -tags pprof (pprof.go).
+// startPprof only says why BINKY_PPROF (Options.Pprof) does nothing: this
+// daemon was built without -tags pprof (pprof.go).
 func (d *Daemon) startPprof(context.Context) {
-	if addr := os.Getenv("BINKY_PPROF"); addr != "" {
+	if addr := d.opts.Pprof; addr != "" {
 		d.log.Warn("pprof not served: this daemon was built without profiling; rebuild binkyd with go build -tags pprof", "addr", addr)
 	}
 }

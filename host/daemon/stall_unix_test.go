@@ -90,7 +90,6 @@ func newStallFixture(t *testing.T) *stallFixture {
 		}
 	}
 	t.Setenv("BINKY_PORT_LEASES", t.TempDir())
-	t.Setenv("BINKY_NO_CGROUPS", "1")
 	f := &stallFixture{home: t.TempDir(), repo: t.TempDir(), log: &syncBuffer{}, ran: make(chan error, 1)}
 	toml := "[project]\nname = \"stall\"\n\n[services.api]\ncmd = \"exec sleep 600\"\n"
 	if err := os.WriteFile(filepath.Join(f.repo, "binky.toml"), []byte(toml), 0o644); err != nil {
@@ -106,7 +105,7 @@ func newStallFixture(t *testing.T) *stallFixture {
 		}
 	}
 	logger := hclog.New(&hclog.LoggerOptions{Output: f.log, Level: hclog.Info})
-	f.d = New(Options{Home: f.home, Logger: logger, ProxyAddr: "off", TrimAfter: -1})
+	f.d = New(Options{Home: f.home, Logger: logger, ProxyAddr: "off", TrimAfter: -1, NoCgroups: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	go func() { f.ran <- f.d.Run(ctx) }()

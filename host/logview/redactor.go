@@ -24,6 +24,19 @@ func Redactor(ctx context.Context, home string) (*redact.Redactor, error) {
 		return nil, fmt.Errorf("read the secrets to redact: %w", err)
 	}
 	defer reg.Close()
+	return RedactorOf(ctx, reg)
+}
+
+// Secrets is what a redactor is built from: the registry's worlds and
+// their services.
+type Secrets interface {
+	Worktrees(ctx context.Context) ([]*registry.Worktree, error)
+	Services(ctx context.Context, worktreeID int64) ([]*registry.Service, error)
+}
+
+// RedactorOf is Redactor over a registry the caller opened (one opened
+// with registry.OpenReadOnly, where nothing can be written).
+func RedactorOf(ctx context.Context, reg Secrets) (*redact.Redactor, error) {
 	wts, err := reg.Worktrees(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the secrets to redact: %w", err)
@@ -49,3 +62,5 @@ func Redactor(ctx context.Context, home string) (*redact.Redactor, error) {
 	}
 	return red, nil
 }
+
+var _ Secrets = (*registry.Registry)(nil)

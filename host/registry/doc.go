@@ -15,7 +15,10 @@
 // directory that takes no new data (a full disk, a spent quota, a
 // read-only file system: Unwritable) the registry is opened read-only
 // instead (readonly.go): reads work, writes fail with ErrReadOnly, and
-// Reopen makes it writable once there is room again.
+// Reopen makes it writable once there is room again. OpenReadOnly opens
+// one for reading only through the same views, writing nothing at all,
+// for a reader that must work where nothing can be written (binkyd logs
+// with no daemon). No other package reads binky.db with SQL of its own.
 //
 // A service's Address may hold credentials: callers redact it before showing
 // it to anyone.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
@@ -30,6 +31,9 @@ import (
 //     holds the file locked while the pool is open (one connection).
 //
 // Writes fail with ErrReadOnly; Reopen makes the registry writable again.
+//
+// OpenReadOnly opens a registry through the same views on purpose, for a
+// reader that must never write (binkyd logs when no daemon answers).
 
 // probeSize is what Unwritable writes: SQLite's shared-memory index (32 KiB)
 // and a few pages of log.
@@ -107,8 +111,38 @@ func unwritable(dir string, err error) error {
 	return &UnwritableError{Dir: dir, Kind: kind, Err: sys}
 }
 
-// ReadOnly reports why the registry refuses writes (an *UnwritableError),
-// or nil when it is writable.
+// errOpenedReadOnly is why a registry OpenReadOnly opened refuses writes.
+var errOpenedReadOnly = errors.New("it was opened read-only")
+
+// OpenReadOnly opens the registry at path for reading only, whatever room
+// its directory has, and writes nothing at all: no file or directory is
+// made, nothing is migrated, no -wal or -shm file is created where none is
+// (the views at the top of this file, in their order). It is for a reader
+// that must work where nothing can be written — a full disk, a read-only
+// file system, a home the caller may only read.
+//
+// The registry must exist and be at this binary's schema: a newer or
+// foreign file is refused as Open refuses it (ErrNewerSchema,
+// ErrNotRegistry), and an older one, which only a migration could read,
+// is refused saying so. Every write fails with ErrReadOnly, and Reopen
+// never makes it writable. Close it soon: through the last view it holds
+// the file locked while it is open.
+func OpenReadOnly(ctx context.Context, path string) (*Registry, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open registry %s read-only: %w", path, err)
+	}
+	if _, err := inspect(path); err != nil {
+		return nil, fmt.Errorf("open registry %s read-only: %w", path, err)
+	}
+	pool, err := openReadOnly(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open registry %s read-only: %w", path, err)
+	}
+	return &Registry{path: path, lockWait: DefaultLockWait, now: time.Now, pool: pool, readOnly: errOpenedReadOnly}, nil
+}
+
+// ReadOnly reports why the registry refuses writes (an *UnwritableError,
+// or an error saying OpenReadOnly opened it), or nil when it is writable.
 func (r *Registry) ReadOnly() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -121,8 +155,11 @@ func (r *Registry) ReadOnly() error {
 // directory still takes nothing. Operations under way finish first; the
 // registry keeps serving reads when reopening fails.
 func (r *Registry) Reopen(ctx context.Context) error {
-	if r.ReadOnly() == nil {
+	switch ro := r.ReadOnly(); {
+	case ro == nil:
 		return nil
+	case ro == errOpenedReadOnly:
+		return fmt.Errorf("reopen registry %s for writing: %w", r.path, ro)
 	}
 	dir := filepath.Dir(r.path)
 	if why := Unwritable(dir); why != nil {

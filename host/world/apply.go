@@ -137,7 +137,7 @@ func (d *Engine) applyPlanStops(ctx context.Context, s *stream, cfg *config.Conf
 	for i := len(p.Stop) - 1; i >= 0; i-- {
 		st := p.Stop[i]
 		if err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
-			return api.Errorf(api.CodeFailed, "stop %s (%s): %v", st.Service, st.Why, err)
+			return api.Errorf(api.CodeFailed, "stop %s (%s): %w", st.Service, st.Why, err)
 		}
 		if err := d.reg.DeleteService(ctx, rec.ID, st.Service); err != nil {
 			return err
@@ -146,7 +146,7 @@ func (d *Engine) applyPlanStops(ctx context.Context, s *stream, cfg *config.Conf
 	for i := len(p.Restart) - 1; i >= 0; i-- {
 		st := p.Restart[i]
 		if err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
-			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %v", st.Service, st.Why, err)
+			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %w", st.Service, st.Why, err)
 		}
 	}
 	for _, st := range p.Prune {
@@ -166,12 +166,12 @@ func (d *Engine) pruneSlice(ctx context.Context, s *stream, rec *registry.Worktr
 	}
 	svc, err := recordedService(sv)
 	if err != nil {
-		return api.Errorf(api.CodeInvalid, "prune %s: %v", name, err)
+		return api.Errorf(api.CodeInvalid, "prune %s: %w", name, err)
 	}
 	src := adapterStrings{cfg: &config.Config{}, extra: []string{svc.AdminURL}}
 	envVals, err := resolveEnvOf(src, &config.Config{}, rec.Path, callerEnv)
 	if err != nil {
-		return api.Errorf(api.CodeInvalid, "prune %s: %v", name, err)
+		return api.Errorf(api.CodeInvalid, "prune %s: %w", name, err)
 	}
 	d.addSecrets(&config.Config{Order: []string{name}, Services: map[string]*config.Service{name: svc}}, envVals)
 	w := &world{cfg: &config.Config{}, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
@@ -182,7 +182,7 @@ func (d *Engine) pruneSlice(ctx context.Context, s *stream, rec *registry.Worktr
 	defer conn.Close()
 	s.progress("prune", name, sv.Slice)
 	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, sv.Slice, w.coords())}); err != nil {
-		return api.Errorf(api.CodeFailed, "prune the slice %q of %s: %v", sv.Slice, name, err)
+		return api.Errorf(api.CodeFailed, "prune the slice %q of %s: %w", sv.Slice, name, err)
 	}
 	d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
 	return d.reg.DeleteService(ctx, rec.ID, name)

@@ -58,7 +58,7 @@ func (d *Engine) stopDependents(ctx context.Context, s *stream, cfg *config.Conf
 		}
 		s.progress("restart", name, why)
 		if err := d.sup.Stop(ctx, key); err != nil {
-			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %v", name, why, err)
+			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %w", name, why, err)
 		}
 	}
 	return nil

@@ -3,8 +3,8 @@
 // down, remove, reset, restart, verify, run, golden templates and the
 // re-adoption of what a previous daemon left running (Reconcile). Its
 // Engine holds the registry, the port allocator, the adapter host and the
-// supervisor; what stays the daemon's own — the event log, finding and
-// locking a world, the admission queue, routes and status — reaches it as
+// supervisor; what stays the daemon's own — the event log, locking a
+// world, the admission queue, routes and status — reaches it as
 // functions in Options, and the daemon calls an op (OpUp, OpDown…) with
 // the caller's stream. The Stream (stream.go) writes every frame within
 // FrameWait, so a caller that stops reading loses its stream instead of
@@ -12,4 +12,9 @@
 // world and per repository, is taken with a context and names its holder
 // to a waiter. The pure plan, a value printed by `up --dry-run` and tested
 // as tables, is its subpackage plan.
+//
+// It owns finding a world by name, branch or directory (Find, find.go):
+// a function over two registry reads (Lookup) with no daemon behind it, so
+// the daemon and binkyd logs, reading the registry itself, resolve names
+// by the same rules.
 package world

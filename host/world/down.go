@@ -100,13 +100,13 @@ func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 	}
 	if err := errors.Join(errs...); err != nil {
 		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
-		return api.Errorf(api.CodeFailed, "stop %s: %v", rec.Name, err)
+		return api.Errorf(api.CodeFailed, "stop %s: %w", rec.Name, err)
 	}
 	d.reportHeldPorts(ctx, s, rec, 5*time.Second)
 	if err := d.reg.SetWorktreeState(ctx, rec.ID, after); err != nil {
 		err = fmt.Errorf("its processes are stopped, but the registry could not record it (run the command again): %w", err)
 		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
-		return api.Errorf(api.CodeFailed, "stop %s: %v", rec.Name, err)
+		return api.Errorf(api.CodeFailed, "stop %s: %w", rec.Name, err)
 	}
 	rec.State = after
 	d.refreshRoutes(ctx)
@@ -176,7 +176,7 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	var repo *worktree.Repo
 	if _, statErr := os.Stat(rec.Path); statErr == nil {
 		if repo, err = worktree.Open(ctx, rec.Path); err != nil {
-			return nil, api.Errorf(api.CodeInvalid, "%v", err)
+			return nil, api.Wrap(api.CodeInvalid, err)
 		}
 		if dropTree {
 			if err := repo.CheckRemove(ctx, rec.Path, a.Force); err != nil {
@@ -184,7 +184,7 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 				if errors.As(err, &de) {
 					return nil, api.Errorf(api.CodeConflict, "worktree %s has uncommitted changes; commit or stash them, or pass --force to lose them:\n  %s", rec.Path, joinLines(de.Changes, 20))
 				}
-				return nil, api.Errorf(api.CodeConflict, "%v (nothing was removed)", err)
+				return nil, api.Errorf(api.CodeConflict, "%w (nothing was removed)", err)
 			}
 		}
 	}
@@ -217,7 +217,7 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 			m.Unlock()
 		}
 		if err != nil {
-			return nil, api.Errorf(api.CodeConflict, "%v (its processes are stopped and its slices kept; run remove again)", err)
+			return nil, api.Errorf(api.CodeConflict, "%w (its processes are stopped and its slices kept; run remove again)", err)
 		}
 	}
 	// 4. the slices, each forgotten once destroyed.
@@ -286,7 +286,7 @@ func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	}
 	cfg, err := d.worldConfig(rec)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "read the world's config to find its adapters (nothing was removed): %v", err)
+		return nil, api.Errorf(api.CodeInvalid, "read the world's config to find its adapters (nothing was removed): %w", err)
 	}
 	// Each slice is reached with the service as binky.toml has it now,
 	// else as it was recorded with the slice (a service removed from
@@ -298,7 +298,7 @@ func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 		if !ok || !svc.IsAdapter() || (sv.Adapter != "" && sv.Adapter != svc.Adapter) {
 			rs, err := recordedService(sv)
 			if err != nil {
-				return nil, api.Errorf(api.CodeInvalid, "%v (nothing was removed)", err)
+				return nil, api.Errorf(api.CodeInvalid, "%w (nothing was removed)", err)
 			}
 			svc = rs
 			src.extra = append(src.extra, svc.AdminURL)
@@ -312,7 +312,7 @@ func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	}
 	envVals, err := resolveEnvOf(src, cfg, rec.Path, callerEnv)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "%v (nothing was removed)", err)
+		return nil, api.Errorf(api.CodeInvalid, "%w (nothing was removed)", err)
 	}
 	d.addSecrets(cfg, envVals)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
@@ -338,7 +338,7 @@ func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 				continue
 			}
 			plan.close()
-			return nil, api.Errorf(api.CodeInvalid, "%v (nothing was removed; remove --force forgets the slice and says where it is left)", err)
+			return nil, api.Errorf(api.CodeInvalid, "%w (nothing was removed; remove --force forgets the slice and says where it is left)", err)
 		}
 		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, conn: conn, target: d.target(w, &s2, name, coords)})
 	}
@@ -406,7 +406,7 @@ func (d *Engine) destroySlices(ctx context.Context, s *stream, rec *registry.Wor
 			if foreign {
 				return nil, api.Errorf(api.CodeConflict, "destroy %s slice %q of %s: %s (remove --force forgets it in this home and leaves it to its owner)", it.adapter, it.target.Slice, it.service, foreignSlice(owner))
 			}
-			return nil, api.Errorf(api.CodeFailed, "destroy %s slice %q of %s: %v (run remove again to finish, or remove --force to forget it and be told where it is left)", it.adapter, it.target.Slice, it.service, err)
+			return nil, api.Errorf(api.CodeFailed, "destroy %s slice %q of %s: %w (run remove again to finish, or remove --force to forget it and be told where it is left)", it.adapter, it.target.Slice, it.service, err)
 		}
 		if err != nil {
 			where := serverOf(it.target)

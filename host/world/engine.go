@@ -80,6 +80,9 @@ type Options struct {
 	// HealthEvery is how often a running service's probe repeats (0: the
 	// supervisor's default).
 	HealthEvery time.Duration
+	// AdmissionOff: up and run skip the admission queue (the benchmark's
+	// baseline, BINKY_TEST_ADMISSION=off).
+	AdmissionOff bool
 
 	Emit               func(events.Event)
 	FindWorld          func(context.Context, api.WorldRef) (*registry.Worktree, error)
@@ -101,7 +104,7 @@ type Options struct {
 func New(o Options) *Engine {
 	e := &Engine{
 		home: o.Home, homeID: o.HomeID, log: o.Logger, redact: o.Redact,
-		reg: o.Registry, ports: o.Ports, adapter: o.Adapters, cgroups: o.Cgroups,
+		reg: o.Registry, ports: o.Ports, adapter: o.Adapters, cgroups: o.Cgroups, admOff: o.AdmissionOff,
 		emit: o.Emit, findWorld: o.FindWorld, lockWorld: o.LockWorld,
 		worldLock: o.WorldLock, repoLock: o.RepoLock, admit: o.Admit,
 		released: o.Released, beforeStop: o.BeforeStop,
@@ -120,8 +123,8 @@ func New(o Options) *Engine {
 }
 
 // SetAdmission hands the engine the admission queue an up waits in and
-// gives its place back to; off is the benchmark's baseline (no queue).
-func (d *Engine) SetAdmission(adm *admission.Controller, off bool) { d.adm, d.admOff = adm, off }
+// gives its place back to (unless Options.AdmissionOff).
+func (d *Engine) SetAdmission(adm *admission.Controller) { d.adm = adm }
 
 // Supervisor is the supervisor the engine's services run under.
 func (d *Engine) Supervisor() *supervisor.Supervisor { return d.sup }

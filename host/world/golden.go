@@ -54,7 +54,7 @@ func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 	envSum := golden.EnvSum(golden.TemplateEnv(svc.Env, svc.Name, coords))
 	key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs, EnvSum: envSum}, rec.Path)
 	if err != nil {
-		return slice{}, api.Errorf(api.CodeInvalid, "key the golden template of %s in %s: %v", svc.Name, rec.Path, err)
+		return slice{}, api.Errorf(api.CodeInvalid, "key the golden template of %s in %s: %w", svc.Name, rec.Path, err)
 	}
 	tmpl := golden.Name(w.project, svc.CloneFrom, key.Sum)
 	gt := d.target(w, svc, tmpl, coords)
@@ -135,14 +135,14 @@ func (d *Engine) ensureGolden(ctx context.Context, s *stream, w *world, rec *reg
 	// Whatever holds the name now (a half-built template of a failed
 	// build) is not this key's template.
 	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: gt}); err != nil {
-		return false, api.Errorf(api.CodeFailed, "drop stale template %q for %s: %v", gt.Slice, svc.Name, err)
+		return false, api.Errorf(api.CodeFailed, "drop stale template %q for %s: %w", gt.Slice, svc.Name, err)
 	}
 	fail := func(err error) (bool, error) {
 		d.discardTemplate(ctx, conn, store, nr, gt)
 		return false, err
 	}
 	if _, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: gt}); err != nil {
-		return fail(api.Errorf(api.CodeFailed, "provision template %q for %s: %v", gt.Slice, svc.Name, err))
+		return fail(api.Errorf(api.CodeFailed, "provision template %q for %s: %w", gt.Slice, svc.Name, err))
 	}
 	sl, err := d.resolveSlice(ctx, conn, svc, gt)
 	if err != nil {

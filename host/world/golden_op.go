@@ -42,7 +42,7 @@ func (d *Engine) OpGolden(ctx context.Context, raw json.RawMessage, s *stream) (
 	case api.GoldenDrop, api.GoldenRebuild:
 		sel, err := golden.Select(recs, a.Template, a.Project)
 		if err != nil {
-			return nil, api.Errorf(api.CodeNotFound, "%v", err)
+			return nil, api.Wrap(api.CodeNotFound, err)
 		}
 		// Every selected template is tried, past failures; each one's
 		// result is reported, and the call fails when any drop did.
@@ -112,7 +112,7 @@ func (d *Engine) dropTemplate(ctx context.Context, s *stream, a *api.GoldenArgs,
 	}
 	conn, err := d.adapter.Open(ctx, r.Adapter, opts...)
 	if err != nil {
-		return api.Errorf(api.CodeInvalid, "drop template %q: %v", r.Slice, err)
+		return api.Errorf(api.CodeInvalid, "drop template %q: %w", r.Slice, err)
 	}
 	_, err = conn.Destroy(ctx, &sdk.DestroyRequest{Target: t})
 	conn.Close()
@@ -121,7 +121,7 @@ func (d *Engine) dropTemplate(ctx context.Context, s *stream, a *api.GoldenArgs,
 		if !found {
 			hint = fmt.Sprintf(" (no binky.toml of project %s was found to reach its server: run binky golden %s inside one of its worktrees)", r.Project, a.Action)
 		}
-		return api.Errorf(api.CodeFailed, "drop %s template %q: %v%s", r.Adapter, r.Slice, err, hint)
+		return api.Errorf(api.CodeFailed, "drop %s template %q: %w%s", r.Adapter, r.Slice, err, hint)
 	}
 	if err := d.GoldenStore().Delete(r); err != nil {
 		return err

@@ -50,7 +50,7 @@ func (d *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.
 	if a.Branch == "" {
 		wt, err := worktree.Current(ctx, a.Dir)
 		if err != nil {
-			return wt, false, api.Errorf(api.CodeInvalid, "%v", err)
+			return wt, false, api.Wrap(api.CodeInvalid, err)
 		}
 		return wt, false, nil
 	}
@@ -65,7 +65,7 @@ func (d *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.
 	defer m.Unlock()
 	wt, created, err := repo.Ensure(ctx, a.Branch, dir)
 	if err != nil {
-		return wt, false, api.Errorf(api.CodeInvalid, "%v", err)
+		return wt, false, api.Wrap(api.CodeInvalid, err)
 	}
 	return wt, created, nil
 }
@@ -105,7 +105,7 @@ func (d *Engine) branchWorldName(ctx context.Context, repo *worktree.Repo, proje
 	}
 	branches, err := repo.Branches(ctx)
 	if err != nil {
-		return "", api.Errorf(api.CodeFailed, "name the world of %s: %v", wt.Branch, err)
+		return "", api.Errorf(api.CodeFailed, "name the world of %s: %w", wt.Branch, err)
 	}
 	name := names.WorktreeAmong(wt.Branch, branches, func(n string) (string, bool) { b, ok := held[n]; return b, ok })
 	if b, ok := held[name]; ok && b != wt.Branch {
@@ -126,7 +126,7 @@ func LoadConfig(path string) (*config.Config, error) {
 func LoadConfigContext(ctx context.Context, path string) (*config.Config, error) {
 	cfg, diags, err := config.LoadContext(ctx, path)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "%v", err)
+		return nil, api.Wrap(api.CodeInvalid, err)
 	}
 	if diags.HasErrors() {
 		var lines []string

@@ -98,7 +98,7 @@ func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			s.progress("reset", name, slName)
 			if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, slName, w.coords())}); err != nil {
 				conn.Close()
-				return nil, degrade(name, api.Errorf(api.CodeFailed, "drop slice %q of %s: %v", slName, name, err))
+				return nil, degrade(name, api.Errorf(api.CodeFailed, "drop slice %q of %s: %w", slName, name, err))
 			}
 			d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
 			var sl slice

@@ -56,7 +56,7 @@ func (d *Engine) OpRestart(ctx context.Context, raw json.RawMessage, s *stream) 
 	for _, name := range slices.Backward(order) {
 		s.progress("stop", name, "restart")
 		if err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, name)); err != nil {
-			return nil, api.Errorf(api.CodeFailed, "stop %s to restart it: %v", name, err)
+			return nil, api.Errorf(api.CodeFailed, "stop %s to restart it: %w", name, err)
 		}
 	}
 	coords := w.coords()

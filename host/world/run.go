@@ -86,7 +86,7 @@ func (d *Engine) jobPlace(ctx context.Context, s *stream, rec *registry.Worktree
 		s.progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
 	})
 	if err != nil {
-		return nil, 0, api.Errorf(api.CodeFailed, "%v", err)
+		return nil, 0, api.Wrap(api.CodeFailed, err)
 	}
 	waited := time.Since(start)
 	if queued {

@@ -43,7 +43,7 @@ func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *reg
 	}
 	s.progress("start", svc.Name, "")
 	if err := d.sup.Start(ctx, spec); err != nil {
-		return api.Errorf(api.CodeFailed, "start %s: %v", svc.Name, err)
+		return api.Errorf(api.CodeFailed, "start %s: %w", svc.Name, err)
 	}
 	if spec.Health != nil {
 		s.progress("health", svc.Name, spec.Health.String())
@@ -51,9 +51,9 @@ func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *reg
 	if err := d.sup.WaitHealthy(ctx, spec.Key); err != nil {
 		var he *supervisor.HealthError
 		if errors.As(err, &he) {
-			return api.Errorf(api.CodeFailed, "%v", err)
+			return api.Wrap(api.CodeFailed, err)
 		}
-		return api.Errorf(api.CodeFailed, "%s did not become healthy: %v", svc.Name, err)
+		return api.Errorf(api.CodeFailed, "%s did not become healthy: %w", svc.Name, err)
 	}
 	s.progress("healthy", svc.Name, "")
 	return nil
@@ -126,7 +126,7 @@ func (d *Engine) serviceEnv(w *world, rec *registry.Worktree, svc *config.Servic
 	m := callerBase(w.caller)
 	vals, err := serviceEnvFile(rec, svc)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "service %s: %v", svc.Name, err)
+		return nil, api.Errorf(api.CodeInvalid, "service %s: %w", svc.Name, err)
 	}
 	for k, v := range vals {
 		m[k] = v

@@ -81,7 +81,7 @@ func (d *Engine) openAdapter(ctx context.Context, svc *config.Service) (*adapter
 	}
 	c, err := d.adapter.Open(ctx, svc.Adapter, opts...)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "service %s: %v", svc.Name, err)
+		return nil, api.Errorf(api.CodeInvalid, "service %s: %w", svc.Name, err)
 	}
 	return c, nil
 }
@@ -129,7 +129,7 @@ func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 	if have && old.State == registry.ServiceProvisioned && old.Address != "" {
 		res, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t})
 		if err != nil {
-			return slice{}, false, api.Errorf(api.CodeFailed, "check %s slice %q of %s: %v", svc.Adapter, name, svc.Name, err)
+			return slice{}, false, api.Errorf(api.CodeFailed, "check %s slice %q of %s: %w", svc.Adapter, name, svc.Name, err)
 		}
 		if res.Existed == nil || *res.Existed {
 			// Resolve on every up (it is cheap): an address or a
@@ -169,7 +169,7 @@ func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 		// Half made by an earlier up, or (re)created empty by the check
 		// above: clear it, so the clone or the migrate starts clean.
 		if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: t}); err != nil {
-			return slice{}, false, api.Errorf(api.CodeFailed, "clear %s slice %q of %s before building it: %v", svc.Adapter, name, svc.Name, err)
+			return slice{}, false, api.Errorf(api.CodeFailed, "clear %s slice %q of %s before building it: %w", svc.Adapter, name, svc.Name, err)
 		}
 	}
 
@@ -199,7 +199,7 @@ func (d *Engine) buildSlice(ctx context.Context, s *stream, w *world, rec *regis
 	if _, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t}); err != nil {
 		ev.Event, ev.Error = events.SliceFailed, err.Error()
 		d.emit(ev)
-		return slice{}, api.Errorf(api.CodeFailed, "provision %s slice %q for %s: %v", svc.Adapter, name, svc.Name, err)
+		return slice{}, api.Errorf(api.CodeFailed, "provision %s slice %q for %s: %w", svc.Adapter, name, svc.Name, err)
 	}
 	ev.Event = events.SliceProvisioned
 	d.emit(ev)
@@ -216,7 +216,7 @@ func (d *Engine) buildSlice(ctx context.Context, s *stream, w *world, rec *regis
 func (d *Engine) resolveSlice(ctx context.Context, conn *adapter.Conn, svc *config.Service, t sdk.Target) (slice, error) {
 	res, err := conn.Resolve(ctx, &sdk.ResolveRequest{Target: t})
 	if err != nil {
-		return slice{}, api.Errorf(api.CodeFailed, "resolve %s slice %q for %s: %v", svc.Adapter, t.Slice, svc.Name, err)
+		return slice{}, api.Errorf(api.CodeFailed, "resolve %s slice %q for %s: %w", svc.Adapter, t.Slice, svc.Name, err)
 	}
 	if res.Address == "" {
 		return slice{}, api.Errorf(api.CodeFailed, "resolve %s slice %q for %s: the adapter returned no address", svc.Adapter, t.Slice, svc.Name)
@@ -319,7 +319,7 @@ func (d *Engine) runHook(ctx context.Context, w *world, rec *registry.Worktree, 
 		runErr = fmt.Errorf("stopped after %s, its time limit (set timeout on the service to allow more)", hookTimeout(svc))
 	}
 	if runErr != nil {
-		return api.Errorf(api.CodeFailed, "%s of %s failed (%v); last lines of %s:\n%s", step, svc.Name, runErr, logPath, lastLines(strings.Split(strings.TrimRight(tail.String(), "\n"), "\n"), 20))
+		return api.Errorf(api.CodeFailed, "%s of %s failed (%w); last lines of %s:\n%s", step, svc.Name, runErr, logPath, lastLines(strings.Split(strings.TrimRight(tail.String(), "\n"), "\n"), 20))
 	}
 	return nil
 }

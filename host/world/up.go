@@ -51,7 +51,7 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	// 1. the repository and its project config, then the worktree.
 	repo, err := worktree.Open(ctx, a.Dir)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "%s is not inside a git repository: binky gives each worktree of a repository its world, so run it in one (git init, or cd into a clone): %v", a.Dir, err)
+		return nil, api.Errorf(api.CodeInvalid, "%s is not inside a git repository: binky gives each worktree of a repository its world, so run it in one (git init, or cd into a clone): %w", a.Dir, err)
 	}
 	mainCfg, err := LoadConfigContext(ctx, filepath.Join(repo.Root, "binky.toml"))
 	if err != nil {
@@ -219,7 +219,7 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 		lo, hi, skipped, err = d.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
 		noteIgnoredLeases(s, d.ports)
 		if err != nil {
-			return nil, api.Errorf(api.CodeConflict, "%v", err)
+			return nil, api.Wrap(api.CodeConflict, err)
 		}
 		if len(skipped) > 0 {
 			// Another program's ports were stepped over: say whose.
@@ -392,7 +392,7 @@ func (d *Engine) proveBlock(ctx context.Context, s *stream, cfg *config.Config, 
 	}
 	nlo, nhi, err := d.ports.Reserve(ctx, rec.Project, rec.Name, size, rangeOf(cfg))
 	if err != nil {
-		return 0, 0, api.Errorf(api.CodeConflict, "ports %d-%d are held by another program (%s) and no other block is free: %v", lo, hi, who, err)
+		return 0, 0, api.Errorf(api.CodeConflict, "ports %d-%d are held by another program (%s) and no other block is free: %w", lo, hi, who, err)
 	}
 	s.progress("ports", "", fmt.Sprintf("held by another program: %s; the world moves to ports %d-%d", who, nlo, nhi))
 	return nlo, nhi, nil

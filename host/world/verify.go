@@ -53,7 +53,7 @@ func (d *Engine) OpVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 	}
 	defer vl.Unlock()
 	if err := d.endPriorRun(s, rec, verifyService, verifyService); err != nil {
-		return nil, api.Errorf(api.CodeFailed, "%v", err)
+		return nil, api.Wrap(api.CodeFailed, err)
 	}
 
 	commit, dirty := "", false

@@ -46,7 +46,7 @@ func (d *Engine) warmWorktree(ctx context.Context, s *stream, w *world, rec *reg
 	}
 	sum, _, err := warm.SetupSum(rec.Path, wc.Setup, wc.Inputs)
 	if err != nil {
-		return api.Errorf(api.CodeInvalid, "set up worktree %s: %v", rec.Name, err)
+		return api.Errorf(api.CodeInvalid, "set up worktree %s: %w", rec.Name, err)
 	}
 	if sum == r.SetupSum {
 		return nil
@@ -59,7 +59,7 @@ func (d *Engine) warmWorktree(ctx context.Context, s *stream, w *world, rec *reg
 	// A setup an earlier daemon started and was killed during would run
 	// beside this one (two `pnpm install` in one tree): end it first.
 	if err := d.endPriorRun(s, rec, setupService, setupService); err != nil {
-		return api.Errorf(api.CodeFailed, "%v", err)
+		return api.Wrap(api.CodeFailed, err)
 	}
 	if err := d.runSetup(ctx, w, rec); err != nil {
 		return err
@@ -94,11 +94,11 @@ func (d *Engine) warmCopy(ctx context.Context, s *stream, cfg *config.Config, re
 	if wc.CopyFrom != "" {
 		repo, err := worktree.Open(ctx, rec.Path)
 		if err != nil {
-			return api.Errorf(api.CodeInvalid, "find the worktree of copy_from %q: %v", wc.CopyFrom, err)
+			return api.Errorf(api.CodeInvalid, "find the worktree of copy_from %q: %w", wc.CopyFrom, err)
 		}
 		from, ok, err := repo.ForBranch(ctx, wc.CopyFrom)
 		if err != nil {
-			return api.Errorf(api.CodeInvalid, "find the worktree of copy_from %q: %v", wc.CopyFrom, err)
+			return api.Errorf(api.CodeInvalid, "find the worktree of copy_from %q: %w", wc.CopyFrom, err)
 		}
 		if !ok {
 			return api.Errorf(api.CodeInvalid, "[worktree] copy_from names branch %q, which no worktree has checked out: run binky up %s first, or remove copy_from to copy from the main worktree", wc.CopyFrom, wc.CopyFrom)
@@ -122,7 +122,7 @@ func (d *Engine) warmCopy(ctx context.Context, s *stream, cfg *config.Config, re
 		if errors.Is(err, warm.ErrTracked) || errors.Is(err, warm.ErrEscape) {
 			code = api.CodeInvalid
 		}
-		return api.Errorf(code, "copy [worktree] paths into %s: %v", rec.Path, err)
+		return api.Errorf(code, "copy [worktree] paths into %s: %w", rec.Path, err)
 	}
 	msg := "nothing to copy"
 	if len(res.Copied) > 0 {

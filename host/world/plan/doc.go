@@ -5,4 +5,8 @@
 // keep until `binky remove` or `up --prune`. A Plan is a value: printed by
 // `up --dry-run`, applied by host/world in dependency order, and tested as
 // a table of config-before and config-after (plan_test.go).
+//
+// The Plan type itself is host/api's (api.Plan, api.PlanStep), since up
+// and status carry it on the wire: plan depends on api, never the other
+// way (host/fence_test.go keeps api free of host/world).
 package plan

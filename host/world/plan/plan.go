@@ -1,8 +1,9 @@
 package plan
 
 import (
-	"fmt"
 	"slices"
+
+	"github.com/binkyhq/binky/host/api"
 )
 
 // Service is one service of the config being brought up, in start order.
@@ -30,48 +31,12 @@ type Recorded struct {
 	Live bool
 }
 
-// Step is one thing the plan does to one service, and why.
-type Step struct {
-	Service string `json:"service"`
-	Why     string `json:"why"`
-}
-
-// Plan is what up does to a world that exists. Each list is in start
-// order (Stop in reverse).
-type Plan struct {
-	Start     []Step `json:"start,omitempty"`
-	Restart   []Step `json:"restart,omitempty"`
-	Stop      []Step `json:"stop,omitempty"`
-	Provision []Step `json:"provision,omitempty"`
-	// Keep are slices of services removed from binky.toml: kept until
-	// binky remove, or up --prune.
-	Keep []Step `json:"keep,omitempty"`
-	// Prune are those slices when up --prune destroys them.
-	Prune []Step `json:"prune,omitempty"`
-}
-
-// Empty reports whether the plan changes nothing that runs (kept slices
-// are no change).
-func (p Plan) Empty() bool {
-	return len(p.Start)+len(p.Restart)+len(p.Stop)+len(p.Provision)+len(p.Prune) == 0
-}
-
-// Lines renders the plan for people, one step a line.
-func (p Plan) Lines() []string {
-	var out []string
-	add := func(verb string, steps []Step) {
-		for _, s := range steps {
-			out = append(out, fmt.Sprintf("%-9s %s: %s", verb, s.Service, s.Why))
-		}
-	}
-	add("stop", p.Stop)
-	add("provision", p.Provision)
-	add("prune", p.Prune)
-	add("restart", p.Restart)
-	add("start", p.Start)
-	add("keep", p.Keep)
-	return out
-}
+// Plan and Step are the wire's (host/api): up --dry-run and status carry
+// the plan Compute returns as it is.
+type (
+	Plan = api.Plan
+	Step = api.PlanStep
+)
 
 // Compute is the plan that takes a world whose services are have to the
 // config want (in start order). prune destroys the slices of adapter
@@ -89,17 +54,17 @@ func Compute(want []Service, have map[string]Recorded, prune bool) Plan {
 			if ok {
 				why = "its slice is not provisioned"
 			}
-			p.Provision = append(p.Provision, Step{s.Name, why})
+			p.Provision = append(p.Provision, Step{Service: s.Name, Why: why})
 			changed[s.Name] = why
 		case !s.Cmd:
 		case !ok || r.Cmd != s.Cmd:
-			p.Start = append(p.Start, Step{s.Name, "new in binky.toml"})
+			p.Start = append(p.Start, Step{Service: s.Name, Why: "new in binky.toml"})
 			changed[s.Name] = "new"
 		case !r.Live:
-			p.Start = append(p.Start, Step{s.Name, "not running"})
+			p.Start = append(p.Start, Step{Service: s.Name, Why: "not running"})
 			changed[s.Name] = "starts"
 		case r.Hash != "" && r.Hash != s.Hash:
-			p.Restart = append(p.Restart, Step{s.Name, "its config changed"})
+			p.Restart = append(p.Restart, Step{Service: s.Name, Why: "its config changed"})
 			changed[s.Name] = "changed"
 		default:
 			// A running service restarts when something it depends on is
@@ -107,7 +72,7 @@ func Compute(want []Service, have map[string]Recorded, prune bool) Plan {
 			// connections and state.
 			for _, dep := range s.DependsOn {
 				if _, hit := changed[dep]; hit {
-					p.Restart = append(p.Restart, Step{s.Name, "it depends on " + dep + ", which changes"})
+					p.Restart = append(p.Restart, Step{Service: s.Name, Why: "it depends on " + dep + ", which changes"})
 					changed[s.Name] = "dependency"
 					break
 				}
@@ -125,12 +90,12 @@ func Compute(want []Service, have map[string]Recorded, prune bool) Plan {
 		r := have[name]
 		switch {
 		case r.Cmd && r.Live:
-			p.Stop = append(p.Stop, Step{name, "removed from binky.toml"})
+			p.Stop = append(p.Stop, Step{Service: name, Why: "removed from binky.toml"})
 		case r.Cmd:
 		case prune:
-			p.Prune = append(p.Prune, Step{name, "removed from binky.toml; up --prune destroys its slice"})
+			p.Prune = append(p.Prune, Step{Service: name, Why: "removed from binky.toml; up --prune destroys its slice"})
 		default:
-			p.Keep = append(p.Keep, Step{name, "removed from binky.toml; its slice is kept until binky remove or up --prune"})
+			p.Keep = append(p.Keep, Step{Service: name, Why: "removed from binky.toml; its slice is kept until binky remove or up --prune"})
 		}
 	}
 	return p

@@ -27,28 +27,28 @@ func TestCompute(t *testing.T) {
 		{name: "nothing changed", want: []Service{db, web("h1"), worker}, have: running},
 		{name: "a command changed: it and its dependents restart",
 			want: []Service{db, web("h2"), worker}, have: running,
-			plan: Plan{Restart: []Step{{"web", "its config changed"}, {"worker", "it depends on web, which changes"}}}},
+			plan: Plan{Restart: []Step{{Service: "web", Why: "its config changed"}, {Service: "worker", Why: "it depends on web, which changes"}}}},
 		{name: "a dependent changed alone",
 			want: []Service{db, web("h1"), {Name: "worker", Cmd: true, Hash: "w2", DependsOn: []string{"web"}}}, have: running,
-			plan: Plan{Restart: []Step{{"worker", "its config changed"}}}},
+			plan: Plan{Restart: []Step{{Service: "worker", Why: "its config changed"}}}},
 		{name: "a service added",
 			want: []Service{db, web("h1"), worker, {Name: "mail", Cmd: true, Hash: "m"}}, have: running,
-			plan: Plan{Start: []Step{{"mail", "new in binky.toml"}}}},
+			plan: Plan{Start: []Step{{Service: "mail", Why: "new in binky.toml"}}}},
 		{name: "a service removed is stopped",
 			want: []Service{db, web("h1")}, have: running,
-			plan: Plan{Stop: []Step{{"worker", "removed from binky.toml"}}}},
+			plan: Plan{Stop: []Step{{Service: "worker", Why: "removed from binky.toml"}}}},
 		{name: "an adapter service removed keeps its slice",
 			want: []Service{{Name: "web", Cmd: true, Hash: "h1"}, {Name: "worker", Cmd: true, Hash: "w1", DependsOn: []string{"web"}}}, have: running,
-			plan: Plan{Keep: []Step{{"db", "removed from binky.toml; its slice is kept until binky remove or up --prune"}}}},
+			plan: Plan{Keep: []Step{{Service: "db", Why: "removed from binky.toml; its slice is kept until binky remove or up --prune"}}}},
 		{name: "up --prune destroys it",
 			want: []Service{{Name: "web", Cmd: true, Hash: "h1"}, {Name: "worker", Cmd: true, Hash: "w1", DependsOn: []string{"web"}}}, have: running, prune: true,
-			plan: Plan{Prune: []Step{{"db", "removed from binky.toml; up --prune destroys its slice"}}}},
+			plan: Plan{Prune: []Step{{Service: "db", Why: "removed from binky.toml; up --prune destroys its slice"}}}},
 		{name: "a slice not provisioned is built and its dependents restart",
 			want: []Service{db, web("h1"), worker}, have: map[string]Recorded{"db": {}, "web": running["web"], "worker": running["worker"]},
-			plan: Plan{Provision: []Step{{"db", "its slice is not provisioned"}}, Restart: []Step{{"web", "it depends on db, which changes"}, {"worker", "it depends on web, which changes"}}}},
+			plan: Plan{Provision: []Step{{Service: "db", Why: "its slice is not provisioned"}}, Restart: []Step{{Service: "web", Why: "it depends on db, which changes"}, {Service: "worker", Why: "it depends on web, which changes"}}}},
 		{name: "a stopped service starts; what depends on it restarts",
 			want: []Service{db, web("h1"), worker}, have: map[string]Recorded{"db": {Live: true}, "web": {Cmd: true, Hash: "h1"}, "worker": running["worker"]},
-			plan: Plan{Start: []Step{{"web", "not running"}}, Restart: []Step{{"worker", "it depends on web, which changes"}}}},
+			plan: Plan{Start: []Step{{Service: "web", Why: "not running"}}, Restart: []Step{{Service: "worker", Why: "it depends on web, which changes"}}}},
 		{name: "a hash an older binky did not record is no change",
 			want: []Service{db, web("h9"), worker}, have: map[string]Recorded{"db": {Live: true}, "web": {Cmd: true, Live: true}, "worker": running["worker"]}},
 	}
@@ -66,7 +66,7 @@ func TestCompute(t *testing.T) {
 }
 
 func TestLines(t *testing.T) {
-	p := Plan{Restart: []Step{{"web", "its config changed"}}, Keep: []Step{{"db", "kept"}}}
+	p := Plan{Restart: []Step{{Service: "web", Why: "its config changed"}}, Keep: []Step{{Service: "db", Why: "kept"}}}
 	got := strings.Join(p.Lines(), "\n")
 	if !strings.Contains(got, "restart   web: its config changed") || !strings.Contains(got, "keep      db: kept") {
 		t.Errorf("lines:\n%s", got)

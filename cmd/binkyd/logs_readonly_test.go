@@ -38,7 +38,7 @@ func fixtureHome(t *testing.T, home, wtPath string) *registry.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wt, err := reg.UpsertWorktree(ctx, &registry.Worktree{Project: "acme", Name: "feat-a-1234", Branch: "feat/a", Path: wtPath, Repo: filepath.Dir(wtPath), State: "running"})
+	wt, err := reg.UpsertWorktree(ctx, &registry.Worktree{Project: "acme", Name: "feat-a-1234", Branch: "feat/a", Path: wtPath, Repo: filepath.Dir(wtPath), State: "up"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 			link := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
 			v.Services = append(v.Services, serviceView{Service: s, LinkText: link})
 			d.Services++
-			if s.State == state.ServiceRunning {
+			if serviceUp(s.State) {
 				d.Running++
 			}
 		}

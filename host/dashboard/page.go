@@ -9,25 +9,33 @@ import (
 // worldClass maps a world's state onto one of four colours.
 func worldClass(w state.World) string {
 	switch w {
+	case state.WorldUp:
+		return "ok"
 	case state.WorldStarting, state.WorldStopping, state.WorldQueued, state.WorldSuspended:
 		return "warn"
 	case state.WorldFailed, state.WorldDegraded:
 		return "bad"
 	}
-	return "idle"
+	return "idle" // down, removing, absent
 }
 
 // serviceClass maps a service's state onto one of four colours.
 func serviceClass(s state.Service) string {
-	switch s {
-	case state.ServiceRunning:
+	switch {
+	case serviceUp(s):
 		return "ok"
-	case state.ServiceStarting, state.ServiceStopping, state.ServiceProvisioning:
+	case s == state.ServiceStarting, s == state.ServiceBackoff, s == state.ServiceStopping, s == state.ServiceProvisioning:
 		return "warn"
-	case state.ServiceFailed, state.ServiceUnhealthy:
+	case s == state.ServiceFailed, s == state.ServiceUnhealthy:
 		return "bad"
 	}
-	return "idle"
+	return "idle" // stopped, exited, lost
+}
+
+// serviceUp reports whether a service is as it should be: a command
+// running, a slice provisioned. The header counts these as running.
+func serviceUp(s state.Service) bool {
+	return s == state.ServiceRunning || s == state.ServiceProvisioned
 }
 
 const css = `

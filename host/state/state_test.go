@@ -104,30 +104,17 @@ func TestVocabularyIsWhole(t *testing.T) {
 	}
 }
 
-// checkWorlds runs method over every world state against want (the ones
-// it is true for).
-func checkWorlds(t *testing.T, name string, method func(World) bool, want ...World) {
+// check runs method over every state of all against want (the ones it is
+// true for), and over a string outside the vocabulary.
+func check[S ~string](t *testing.T, name string, all []S, method func(S) bool, want ...S) {
 	t.Helper()
-	for _, w := range Worlds() {
-		if got := method(w); got != slices.Contains(want, w) {
-			t.Errorf("World(%q).%s() = %v; want %v", w, name, got, !got)
+	for _, st := range all {
+		if got := method(st); got != slices.Contains(want, st) {
+			t.Errorf("%T(%q).%s() = %v; want %v", st, st, name, got, !got)
 		}
 	}
 	if method("bogus") {
-		t.Errorf("World(%q).%s() = true; want false", "bogus", name)
-	}
-}
-
-// checkServices runs method over every service state against want.
-func checkServices(t *testing.T, name string, method func(Service) bool, want ...Service) {
-	t.Helper()
-	for _, s := range Services() {
-		if got := method(s); got != slices.Contains(want, s) {
-			t.Errorf("Service(%q).%s() = %v; want %v", s, name, got, !got)
-		}
-	}
-	if method("bogus") {
-		t.Errorf("Service(%q).%s() = true; want false", "bogus", name)
+		t.Errorf("%T(%q).%s() = true; want false", S("bogus"), "bogus", name)
 	}
 }
 
@@ -135,7 +122,7 @@ func checkServices(t *testing.T, name string, method func(Service) bool, want ..
 // only status (queued) or a dry run (absent) reports.
 func TestWorldRecorded(t *testing.T) {
 	t.Parallel()
-	checkWorlds(t, "Recorded", World.Recorded,
+	check(t, "Recorded", Worlds(), World.Recorded,
 		WorldDown, WorldStarting, WorldUp, WorldStopping, WorldFailed, WorldRemoving, WorldDegraded, WorldSuspended)
 }
 
@@ -143,26 +130,26 @@ func TestWorldRecorded(t *testing.T) {
 // restarts their dead services, status checks them, env does not warn).
 func TestWorldServing(t *testing.T) {
 	t.Parallel()
-	checkWorlds(t, "Serving", World.Serving, WorldUp, WorldDegraded)
+	check(t, "Serving", Worlds(), World.Serving, WorldUp, WorldDegraded)
 }
 
 // TestServiceLive: the states in which the supervisor keeps a process
 // going (up's plan counts them as running, a reset stops them).
 func TestServiceLive(t *testing.T) {
 	t.Parallel()
-	checkServices(t, "Live", Service.Live, ServiceStarting, ServiceRunning, ServiceUnhealthy, ServiceBackoff)
+	check(t, "Live", Services(), Service.Live, ServiceStarting, ServiceRunning, ServiceUnhealthy, ServiceBackoff)
 }
 
 // TestServiceEnded: the states without a process and none coming (the
 // registry clears the pid, status counts them as given up).
 func TestServiceEnded(t *testing.T) {
 	t.Parallel()
-	checkServices(t, "Ended", Service.Ended, ServiceStopped, ServiceExited, ServiceFailed, ServiceLost)
+	check(t, "Ended", Services(), Service.Ended, ServiceStopped, ServiceExited, ServiceFailed, ServiceLost)
 }
 
 // TestServiceRunning: the states of a process that runs with nothing
 // said against it (status drops an old error, up leaves it alone).
 func TestServiceRunning(t *testing.T) {
 	t.Parallel()
-	checkServices(t, "Running", Service.Running, ServiceStarting, ServiceRunning)
+	check(t, "Running", Services(), Service.Running, ServiceStarting, ServiceRunning)
 }

@@ -52,8 +52,7 @@ func (c *envCmd) Run(g *globals) error {
 // envWarning is what env says on stderr about a world that is not up: its
 // coordinates are fixed, but nothing answers at them yet.
 func envWarning(r api.EnvResult) string {
-	switch r.State {
-	case "", "up", "degraded":
+	if r.State == "" || r.State.Serving() {
 		return ""
 	}
 	return fmt.Sprintf("%s/%s is %s: nothing answers at these coordinates until `binky up %s`", r.Project, r.Worktree, r.State, r.Worktree)

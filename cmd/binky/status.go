@@ -73,14 +73,14 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 			if v.Stale {
 				stale = ", stale"
 			}
-			verify = fmt.Sprintf("  verify %s at %s%s, %s", st.paint(stateColor(verdictState(v.Passed)), verdict), commitLabel(v.Commit, v.Dirty), stale, since(v.At))
+			verify = fmt.Sprintf("  verify %s at %s%s, %s", st.paint(verdictColor(v.Passed), verdict), commitLabel(v.Commit, v.Dirty), stale, since(v.At))
 		}
 		if q := queueLabel(w); q != "" {
 			verify += "  " + q // admission: place and reason (reserve.go)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t(%s)%s\n", w.Worktree, st.paint(stateColor(w.State), w.State), portsLabel(w.Ports), w.Branch, verify)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t(%s)%s\n", w.Worktree, st.paint(worldColor(w.State), string(w.State)), portsLabel(w.Ports), w.Branch, verify)
 		if w.Reason != "" {
-			fmt.Fprintf(tw, "    why: %s\n", st.paint(stateColor(w.State), w.Reason))
+			fmt.Fprintf(tw, "    why: %s\n", st.paint(worldColor(w.State), w.Reason))
 		}
 		var tails []api.Service
 		for _, s := range w.Services {
@@ -108,7 +108,7 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 			if s.Warning != "" {
 				extra += "  " + st.paint(ansiYellow, "warning: "+s.Warning)
 			}
-			fmt.Fprintf(tw, "    %s\t%s\tpid %s\tport %s\t%s%s\n", s.Name, st.paint(stateColor(s.State), s.State), pid, port, where, extra)
+			fmt.Fprintf(tw, "    %s\t%s\tpid %s\tport %s\t%s%s\n", s.Name, st.paint(serviceColor(s.State), string(s.State)), pid, port, where, extra)
 			if len(s.LogTail) > 0 {
 				tails = append(tails, s)
 			}
@@ -136,9 +136,10 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 	return nil
 }
 
-func verdictState(passed bool) string {
+// verdictColor is the colour of a verify verdict.
+func verdictColor(passed bool) string {
 	if passed {
-		return "up"
+		return ansiGreen
 	}
-	return "failed"
+	return ansiRed
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // style is how a verb may decorate what it writes to one stream: colour
@@ -48,17 +49,30 @@ func (st style) paint(code, s string) string {
 	return code + s + ansiReset
 }
 
-// stateColor is the colour of a world's or service's state.
-func stateColor(state string) string {
-	switch state {
-	case "up", "healthy", "running", "provisioned", "ready":
+// worldColor is the colour of a world's state.
+func worldColor(w state.World) string {
+	switch w {
+	case state.WorldUp:
 		return ansiGreen
-	case "failed", "lost", "exited", "FAILED":
+	case state.WorldFailed:
 		return ansiRed
-	case "down", "stopped":
+	case state.WorldDown:
 		return ansiDim
 	}
-	return ansiYellow // starting, degraded, provisioning, stopping…
+	return ansiYellow // starting, degraded, stopping, suspended, queued…
+}
+
+// serviceColor is the colour of a service's state.
+func serviceColor(s state.Service) string {
+	switch s {
+	case state.ServiceRunning, state.ServiceProvisioned:
+		return ansiGreen
+	case state.ServiceFailed, state.ServiceLost, state.ServiceExited:
+		return ansiRed
+	case state.ServiceStopped:
+		return ansiDim
+	}
+	return ansiYellow // starting, unhealthy, backoff, provisioning, stopping
 }
 
 // progressPrinter shows progress lines live on w (stderr). On a terminal

@@ -8,6 +8,7 @@ import (
 
 	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/state"
 )
 
 type upCmd struct {
@@ -42,7 +43,7 @@ func (c *upCmd) Run(g *globals) error {
 	}
 	if c.DryRun {
 		switch {
-		case w.State == "absent":
+		case w.State == state.WorldAbsent:
 			fmt.Printf("%s/%s does not exist yet: up would create its worktree, slices and services\n", w.Project, w.Worktree)
 		case w.Plan == nil || len(w.Plan.Lines()) == 0:
 			fmt.Printf("%s/%s: nothing to do\n", w.Project, w.Worktree)

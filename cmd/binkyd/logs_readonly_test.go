@@ -40,7 +40,7 @@ func fixtureHome(t *testing.T, home, repo, wtPath string) *registry.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wt, err := reg.UpsertWorktree(ctx, &registry.Worktree{Project: "acme", Name: "feat-a-1234", Branch: "feat/a", Path: wtPath, Repo: repo, State: "running"})
+	wt, err := reg.UpsertWorktree(ctx, &registry.Worktree{Project: "acme", Name: "feat-a-1234", Branch: "feat/a", Path: wtPath, Repo: repo, State: "up"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestLogRedactor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wt, err := reg.UpsertWorktree(ctx, &registry.Worktree{Project: "acme", Name: "main", Branch: "main", Path: home, State: "running"})
+	wt, err := reg.UpsertWorktree(ctx, &registry.Worktree{Project: "acme", Name: "main", Branch: "main", Path: home, State: "up"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // Ops the daemon serves.
@@ -257,7 +259,10 @@ type World struct {
 	Branch   string `json:"branch"`
 	Path     string `json:"path"`
 	Repo     string `json:"repo,omitempty"` // the main worktree of the world's repository
-	State    string `json:"state"`
+	// State is the world's state as status reports it (host/state): the
+	// recorded one, or degraded or failed for an up world whose services
+	// gave up, queued while its up waits for admission.
+	State state.World `json:"state"`
 	// Reason says why a world is degraded or failed: which service, which
 	// step, what the server or the probe answered.
 	Reason string `json:"reason,omitempty"`
@@ -272,8 +277,8 @@ type World struct {
 	Services []Service `json:"services"`
 	Verify   *Verify   `json:"verify,omitempty"`
 	Noop     bool      `json:"noop,omitempty"`
-	// Queue is set while the world's up waits for admission (State
-	// "queued").
+	// Queue is set while the world's up waits for admission (State is
+	// state.WorldQueued).
 	Queue *Queue `json:"queue,omitempty"`
 	// Suspended says why a suspended world was stopped: "pressure" or
 	// "idle".
@@ -339,7 +344,7 @@ type ReserveValue struct {
 type Service struct {
 	Name     string         `json:"name"`
 	Kind     string         `json:"kind"`
-	State    string         `json:"state"`
+	State    state.Service  `json:"state"`
 	Pid      int            `json:"pid,omitempty"`
 	Warning  string         `json:"warning,omitempty"` // a running service listening beyond loopback: reachable from other machines
 	Port     int            `json:"port,omitempty"`
@@ -429,7 +434,7 @@ type EnvResult struct {
 	Direct map[string]string `json:"direct,omitempty"`
 	// State is the world's state; env of a world that is not up still
 	// answers (its coordinates are fixed), and the CLI warns.
-	State string `json:"state,omitempty"`
+	State state.World `json:"state,omitempty"`
 }
 
 // PingResult identifies the daemon.

@@ -16,17 +16,10 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/world"
 )
-
-// stateSuspended is a world whose processes are stopped (SIGSTOP) by
-// admission: under RAM pressure, or idle (docs/admission.md).
-const stateSuspended = "suspended"
-
-// stateQueued is reported (never recorded) for a world whose up waits in
-// the admission queue.
-const stateQueued = "queued"
 
 // Registry settings keys `binky reserve` writes.
 const (
@@ -80,9 +73,9 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 	if recs, err := d.reg.Worktrees(ctx); err == nil {
 		for _, rec := range recs {
 			switch rec.State {
-			case world.StateUp, world.StateStarting, stateSuspended:
+			case state.WorldUp, state.WorldStarting, state.WorldSuspended:
 				key := world.Key(rec.Project, rec.Name)
-				d.adm.Hold(key, rec.State == stateSuspended)
+				d.adm.Hold(key, rec.State == state.WorldSuspended)
 				if cfg, err := d.worldConfig(rec); err == nil {
 					d.adm.SetIdle(key, cfg.Project.IdleSuspend)
 				}
@@ -114,17 +107,17 @@ func (d *Daemon) settleLeftQueued(ctx context.Context) {
 		reason := fmt.Sprintf("was queued (since %s) when the daemon stopped; its caller went with it: run binky up %s again", e.Since.Local().Format("15:04:05"), w.Name)
 		rec, err := d.reg.Worktree(ctx, w.Project, w.Name)
 		if err != nil {
-			w.State = world.StateDown
+			w.State = state.WorldDown
 			if rec, err = d.reg.UpsertWorktree(ctx, &w); err != nil {
 				d.log.Warn("record a world left queued", "world", e.Key, "error", err)
 				continue
 			}
 		}
 		switch rec.State {
-		case world.StateUp, stateSuspended, world.StateDegraded:
+		case state.WorldUp, state.WorldSuspended, state.WorldDegraded:
 			continue // it holds its place
 		}
-		if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, world.StateDown, reason); err != nil {
+		if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, state.WorldDown, reason); err != nil {
 			d.log.Warn("mark down a world left queued", "world", e.Key, "error", err)
 			continue
 		}
@@ -265,14 +258,14 @@ func (d *Daemon) suspendWorld(key string) error {
 	if err != nil {
 		return err
 	}
-	if rec.State != world.StateUp {
+	if rec.State != state.WorldUp {
 		return fmt.Errorf("world %s is %s, not up", key, rec.State)
 	}
 	if err := d.pauseWorld(ctx, rec, true); err != nil {
 		d.pauseWorld(ctx, rec, false)
 		return err
 	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, stateSuspended); err != nil {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldSuspended); err != nil {
 		d.pauseWorld(ctx, rec, false)
 		return err
 	}
@@ -297,13 +290,13 @@ func (d *Daemon) resumeWorld(key string) error {
 	if err != nil {
 		return err
 	}
-	if rec.State != stateSuspended {
+	if rec.State != state.WorldSuspended {
 		return nil // stopped or removed meanwhile
 	}
 	if err := d.pauseWorld(ctx, rec, false); err != nil {
 		return err
 	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, world.StateUp); err != nil {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
 		return err
 	}
 	d.emit(events.Event{Event: events.WorldResumed, Project: project, Worktree: wt})
@@ -338,7 +331,7 @@ func (d *Daemon) pauseWorld(ctx context.Context, rec *registry.Worktree, stop bo
 // beforeStop continues a suspended world before down or remove stops it: a
 // stopped process does not act on SIGTERM until continued.
 func (d *Daemon) beforeStop(ctx context.Context, rec *registry.Worktree) {
-	if d.adm == nil || rec.State != stateSuspended {
+	if d.adm == nil || rec.State != state.WorldSuspended {
 		return
 	}
 	if err := d.pauseWorld(ctx, rec, false); err != nil {
@@ -369,15 +362,15 @@ func (d *Daemon) admissionStatus(res *api.StatusResult, all bool) {
 	for _, q := range snap.Queue {
 		qi := &api.Queue{Position: q.Position, Reason: q.Reason, Limit: q.Limit}
 		if i, ok := byKey[q.Key]; ok {
-			if res.Worlds[i].State != stateSuspended {
-				res.Worlds[i].State = stateQueued
+			if res.Worlds[i].State != state.WorldSuspended {
+				res.Worlds[i].State = state.WorldQueued
 			}
 			res.Worlds[i].Queue = qi
 			continue
 		}
 		if all {
 			project, wt := splitKey(q.Key)
-			res.Worlds = append(res.Worlds, api.World{Project: project, Worktree: wt, State: stateQueued, Queue: qi, Services: []api.Service{}})
+			res.Worlds = append(res.Worlds, api.World{Project: project, Worktree: wt, State: state.WorldQueued, Queue: qi, Services: []api.Service{}})
 		}
 	}
 	for _, h := range snap.Slots {

@@ -9,6 +9,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/proxy"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/sdk/names"
 )
 
@@ -111,17 +112,17 @@ func (d *Daemon) refreshRoutes(ctx context.Context) {
 				continue
 			}
 			port := sv.Ports[c.PortNames()[0]]
-			state := proxy.StateDown
+			meets := proxy.StateDown
 			if st, ok := d.sup.State(d.w.SupKey(rec.Project, rec.Name, sv.Name)); ok {
-				state = routeState(string(st.State))
+				meets = routeState(st.State)
 			}
-			if rec.State == stateSuspended {
-				state = proxy.StateSuspended
+			if rec.State == state.WorldSuspended {
+				meets = proxy.StateSuspended
 			}
 			routes = append(routes, proxy.Route{
 				Host:    names.Host(c.URL, rec.Name, rec.Project),
 				Target:  "127.0.0.1:" + strconv.Itoa(port),
-				State:   state,
+				State:   meets,
 				Project: rec.Project, Worktree: rec.Name, Service: sv.Name,
 			})
 		}
@@ -153,15 +154,16 @@ func (d *Daemon) routeLoop(ctx context.Context) {
 	}
 }
 
-func routeState(s string) string {
+// routeState is what a request to a service in state s meets.
+func routeState(s state.Service) proxy.RouteState {
 	switch s {
-	case "running":
+	case state.ServiceRunning:
 		return proxy.StateRunning
-	case "starting":
+	case state.ServiceStarting:
 		return proxy.StateStarting
-	case "backoff", "unhealthy":
+	case state.ServiceBackoff, state.ServiceUnhealthy:
 		return proxy.StateRestarting
-	case "failed", "lost":
+	case state.ServiceFailed, state.ServiceLost:
 		return proxy.StateFailed
 	}
 	return proxy.StateDown

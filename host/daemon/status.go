@@ -11,6 +11,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/golden"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
 	"github.com/binkyhq/binky/host/world"
@@ -111,19 +112,20 @@ func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 		supReason := ""
 		if sv.Kind == registry.KindCmd {
 			if st, ok := d.sup.State(d.w.SupKey(rec.Project, rec.Name, sv.Name)); ok {
-				out.State = string(st.State)
+				out.State = st.State
 				out.Pid = st.Pid
 				out.Restarts = st.Restarts
 				supReason = d.redact.String(st.Reason)
-			} else if rec.State == world.StateDown || out.State == "" {
-				out.State = "stopped"
+			} else if rec.State == state.WorldDown || out.State == "" {
+				out.State = state.ServiceStopped
 				out.Pid = 0
 			}
-			switch out.State {
-			case "running", "healthy", "starting":
+			if out.State.Running() {
 				out.Error = "" // an old exit's text says nothing about this run
 				out.Warning = exposedWarning(sv.Ports)
-			case "failed", "lost", "exited":
+			}
+			switch out.State {
+			case state.ServiceFailed, state.ServiceLost, state.ServiceExited: // ended, and not by a stop
 				out.LogTail = d.logTail(rec, sv.Name)
 			}
 		}
@@ -246,27 +248,27 @@ func (d *Daemon) logTail(rec *registry.Worktree, svc string) []string {
 // supervisor's (the failing probe and for how long).
 func serviceReason(sv api.Service, supReason string) string {
 	switch sv.State {
-	case "unhealthy":
+	case state.ServiceUnhealthy:
 		if supReason != "" {
 			return supReason
 		}
 		return "unhealthy: its health check fails"
-	case "failed", "lost", "exited", "backoff":
+	case state.ServiceFailed, state.ServiceLost, state.ServiceExited, state.ServiceBackoff:
 		switch {
 		case sv.Error == "":
-			return sv.State
-		case strings.HasPrefix(sv.Error, sv.State), strings.HasPrefix(sv.Error, "provisioning failed"):
+			return string(sv.State)
+		case strings.HasPrefix(sv.Error, string(sv.State)), strings.HasPrefix(sv.Error, "provisioning failed"):
 			return sv.Error
 		}
-		return sv.State + ": " + sv.Error
+		return string(sv.State) + ": " + sv.Error
 	}
 	return ""
 }
 
 // worldState is what status reports for a world: an up world whose service
 // gave up is degraded while others still run, failed when none does.
-func worldState(w *api.World) (string, string) {
-	if w.State != world.StateUp && w.State != world.StateDegraded {
+func worldState(w *api.World) (state.World, string) {
+	if !w.State.Serving() {
 		return w.State, w.Reason
 	}
 	failed, live := 0, 0
@@ -275,11 +277,11 @@ func worldState(w *api.World) (string, string) {
 		if sv.Kind != registry.KindCmd {
 			continue
 		}
-		switch sv.State {
-		case "failed", "lost", "exited", "stopped":
+		switch {
+		case sv.State.Ended():
 			failed++
-			why = append(why, sv.Name+" "+sv.State)
-		case "unhealthy":
+			why = append(why, sv.Name+" "+string(sv.State))
+		case sv.State == state.ServiceUnhealthy:
 			failed++
 			live++
 			why = append(why, sv.Name+" unhealthy")
@@ -295,16 +297,16 @@ func worldState(w *api.World) (string, string) {
 		reason += strings.Join(why, ", ")
 	}
 	switch {
-	case w.State == world.StateDegraded:
+	case w.State == state.WorldDegraded:
 		// Recorded so (a slice a killed reset left half made): it stays
 		// degraded, whatever else is down, until up repairs it.
-		return world.StateDegraded, reason
+		return state.WorldDegraded, reason
 	case failed == 0:
-		return world.StateUp, ""
+		return state.WorldUp, ""
 	case live > 0:
-		return world.StateDegraded, reason
+		return state.WorldDegraded, reason
 	}
-	return world.StateFailed, reason
+	return state.WorldFailed, reason
 }
 
 // opEnv prints exactly the world's expose set.

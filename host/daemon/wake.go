@@ -12,6 +12,7 @@ import (
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/proxy"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/world"
 )
@@ -32,7 +33,7 @@ func (w waker) Wakeable(project, worktree string) bool {
 		return true
 	}
 	rec, err := d.reg.Worktree(context.Background(), project, worktree)
-	if err != nil || rec.State != world.StateDown {
+	if err != nil || rec.State != state.WorldDown {
 		return false
 	}
 	cfg, err := d.worldConfig(rec)
@@ -86,7 +87,7 @@ func (w waker) Wake(ctx context.Context, project, worktree string) error {
 		return err
 	}
 	defer d.adm.Done(key)
-	if rec.State == stateSuspended {
+	if rec.State == state.WorldSuspended {
 		d.emit(events.Event{Event: events.WorldWoken, Project: project, Worktree: worktree, Detail: "resumed"})
 		return nil // Acquire resumed it
 	}
@@ -114,10 +115,10 @@ func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *reg
 	if err != nil {
 		return err
 	}
-	if fresh.State == world.StateUp {
+	if fresh.State == state.WorldUp {
 		return nil
 	}
-	if fresh.State != world.StateDown {
+	if fresh.State != state.WorldDown {
 		return fmt.Errorf("world %s is %s: only a down world is started on request", rec.Name, fresh.State)
 	}
 	svcs, err := d.reg.Services(ctx, rec.ID)
@@ -135,7 +136,7 @@ func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *reg
 		}
 		specs[sv.Name] = spec
 	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, world.StateStarting); err != nil {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldStarting); err != nil {
 		return err
 	}
 	for _, level := range cfg.StartOrder() {
@@ -145,20 +146,20 @@ func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *reg
 				continue
 			}
 			if err := d.sup.Start(ctx, spec); err != nil {
-				d.reg.SetWorktreeState(ctx, rec.ID, world.StateFailed)
+				d.reg.SetWorktreeState(ctx, rec.ID, state.WorldFailed)
 				return fmt.Errorf("start %s: %w", name, err)
 			}
 		}
 		for _, name := range level {
 			if spec, ok := specs[name]; ok {
 				if err := d.sup.WaitHealthy(ctx, spec.Key); err != nil {
-					d.reg.SetWorktreeState(ctx, rec.ID, world.StateFailed)
+					d.reg.SetWorktreeState(ctx, rec.ID, state.WorldFailed)
 					return fmt.Errorf("%s did not become healthy: %w", name, err)
 				}
 			}
 		}
 	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, world.StateUp); err != nil {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
 		return err
 	}
 	d.refreshRoutes(ctx)

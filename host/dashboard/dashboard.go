@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/binkyhq/binky/host/redact"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // World is one worktree's running world as the dashboard shows it.
@@ -21,7 +22,7 @@ type World struct {
 	Worktree string
 	Branch   string // the git branch, when it differs from Worktree
 	Path     string // the worktree directory
-	State    string // e.g. "running", "starting", "suspended", "down", "failed"
+	State    state.World
 	// Reason says why a world is degraded or failed (which service, what
 	// it did); "" when nothing is wrong.
 	Reason   string
@@ -35,7 +36,7 @@ type Service struct {
 	Name    string
 	Kind    string // "cmd" or "adapter"
 	Adapter string // adapter name, for adapter services
-	State   string
+	State   state.Service
 	Port    int    // 0 when it has none
 	URL     string // proxied URL, "" when the service has no url
 	Detail  string // a short note: the slice's address, the last error…
@@ -175,7 +176,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 			link := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
 			v.Services = append(v.Services, serviceView{Service: s, LinkText: link})
 			d.Services++
-			if s.State == "running" {
+			if serviceUp(s.State) {
 				d.Running++
 			}
 		}

@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image/png"
 	"io"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/binkyhq/binky/host/dashboard"
 	"github.com/binkyhq/binky/host/proxy"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // fakeSource stands in for the daemon's registry adapter.
@@ -40,27 +42,27 @@ func sample(port int) *fakeSource {
 	url := func(h string) string { return "http://" + h + ":" + strconv.Itoa(port) }
 	return &fakeSource{
 		worlds: []dashboard.World{
-			{Project: "acme", Worktree: "feat-login-3f2a", Branch: "feat/login", Path: "/src/acme/.worktrees/feat-login-3f2a", State: "running",
+			{Project: "acme", Worktree: "feat-login-3f2a", Branch: "feat/login", Path: "/src/acme/.worktrees/feat-login-3f2a", State: state.WorldUp,
 				Verify: &dashboard.Verify{Passed: true, At: now.Add(-3 * time.Minute), Summary: "go test ./... && npm test"},
 				Services: []dashboard.Service{
-					{Name: "web", Kind: "cmd", State: "running", Port: 4101, URL: url("web.feat-login-3f2a.acme.localhost")},
-					{Name: "api", Kind: "cmd", State: "running", Port: 4102, URL: url("api.feat-login-3f2a.acme.localhost")},
-					{Name: "db", Kind: "adapter", Adapter: "postgres", State: "running", Detail: "postgres://acme_feat_login_3f2a_owner:***@127.0.0.1:5432/acme_feat_login_with_a_long_branch_name_3f2a?sslmode=disable&application_name=binky"},
-					{Name: "cache", Kind: "adapter", Adapter: "redis", State: "running", Detail: "redis://acme_feat_login_with_a_long_branch_name_3f2a:***@127.0.0.1:6379/0?prefix=acme:feat-login-with-a-long-branch-name-3f2a:"},
+					{Name: "web", Kind: "cmd", State: state.ServiceRunning, Port: 4101, URL: url("web.feat-login-3f2a.acme.localhost")},
+					{Name: "api", Kind: "cmd", State: state.ServiceRunning, Port: 4102, URL: url("api.feat-login-3f2a.acme.localhost")},
+					{Name: "db", Kind: "adapter", Adapter: "postgres", State: state.ServiceProvisioned, Detail: "postgres://acme_feat_login_3f2a_owner:***@127.0.0.1:5432/acme_feat_login_with_a_long_branch_name_3f2a?sslmode=disable&application_name=binky"},
+					{Name: "cache", Kind: "adapter", Adapter: "redis", State: state.ServiceProvisioned, Detail: "redis://acme_feat_login_with_a_long_branch_name_3f2a:***@127.0.0.1:6379/0?prefix=acme:feat-login-with-a-long-branch-name-3f2a:"},
 				}},
-			{Project: "acme", Worktree: "main", Path: "/src/acme", State: "running",
+			{Project: "acme", Worktree: "main", Path: "/src/acme", State: state.WorldUp,
 				Verify: &dashboard.Verify{Passed: false, At: now.Add(-2 * time.Hour), Summary: "npm test exited 1"},
 				Services: []dashboard.Service{
-					{Name: "web", Kind: "cmd", State: "restarting", Port: 4001, URL: url("web.main.acme.localhost"), Detail: "exit status 1, retry in 4s"},
-					{Name: "api", Kind: "cmd", State: "running", Port: 4002, URL: url("api.main.acme.localhost"), Warning: "port 4002 listens on 0.0.0.0: reachable from other machines"},
-					{Name: "db", Kind: "adapter", Adapter: "postgres", State: "running", Detail: "acme_main"},
+					{Name: "web", Kind: "cmd", State: state.ServiceBackoff, Port: 4001, URL: url("web.main.acme.localhost"), Detail: "exit status 1, retry in 4s"},
+					{Name: "api", Kind: "cmd", State: state.ServiceRunning, Port: 4002, URL: url("api.main.acme.localhost"), Warning: "port 4002 listens on 0.0.0.0: reachable from other machines"},
+					{Name: "db", Kind: "adapter", Adapter: "postgres", State: state.ServiceProvisioned, Detail: "acme_main"},
 				}},
-			{Project: "shop", Worktree: "fix-cart", Branch: "fix/cart", Path: "/src/shop/.worktrees/fix-cart", State: "degraded",
+			{Project: "shop", Worktree: "fix-cart", Branch: "fix/cart", Path: "/src/shop/.worktrees/fix-cart", State: state.WorldDegraded,
 				Reason: "app failed, api unhealthy",
 				Services: []dashboard.Service{
-					{Name: "app", Kind: "cmd", State: "failed", Port: 4203, URL: url("app.fix-cart.shop.localhost"), Detail: "gave up after 5 restarts", Reason: "failed: exited 1"},
-					{Name: "api", Kind: "cmd", State: "unhealthy", Port: 4204, URL: url("api.fix-cart.shop.localhost"), Reason: "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s"},
-					{Name: "<script>alert(1)</script>", Kind: "cmd", State: "down"},
+					{Name: "app", Kind: "cmd", State: state.ServiceFailed, Port: 4203, URL: url("app.fix-cart.shop.localhost"), Detail: "gave up after 5 restarts", Reason: "failed: exited 1"},
+					{Name: "api", Kind: "cmd", State: state.ServiceUnhealthy, Port: 4204, URL: url("api.fix-cart.shop.localhost"), Reason: "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s"},
+					{Name: "<script>alert(1)</script>", Kind: "cmd", State: state.ServiceStopped},
 				}},
 		},
 		events: []dashboard.Event{
@@ -93,7 +95,8 @@ func TestDashboardShowsWorlds(t *testing.T) {
 	for _, want := range []string{
 		"feat-login-3f2a", "acme", "shop", "fix-cart", // worlds
 		`href="http://web.feat-login-3f2a.acme.localhost:7355"`, // links
-		">4101<", "restarting", "failed", // ports and states
+		">4101<", `<span class="pill warn">backoff</span>`, `<span class="pill bad">failed</span>`, // ports and states
+		`<span class="pill ok">up</span>`, `<span class="pill ok">provisioned</span>`, `<span class="pill bad">degraded</span>`,
 		"passed", "3m ago", "npm test exited 1", // verify
 		"clone_fallback", "pg_dump: server version mismatch", // events
 		"3 worlds", "6 of 10 services running",
@@ -112,6 +115,57 @@ func TestDashboardShowsWorlds(t *testing.T) {
 	}
 	if code, _ := fetch(t, h, "/nope"); code != http.StatusNotFound {
 		t.Errorf("GET /nope: got %d; want 404", code)
+	}
+}
+
+// TestDashboardColoursEveryState: each world and service state of the
+// vocabulary gets its colour on the page (an up world and a provisioned
+// slice are ok, backoff is a warning), and the header counts running
+// commands and provisioned slices as running.
+func TestDashboardColoursEveryState(t *testing.T) {
+	t.Parallel()
+	worlds := map[state.World]string{
+		state.WorldUp: "ok", state.WorldStarting: "warn", state.WorldStopping: "warn", state.WorldQueued: "warn",
+		state.WorldSuspended: "warn", state.WorldFailed: "bad", state.WorldDegraded: "bad",
+		state.WorldDown: "idle", state.WorldRemoving: "idle", state.WorldAbsent: "idle",
+	}
+	services := map[state.Service]string{
+		state.ServiceRunning: "ok", state.ServiceProvisioned: "ok",
+		state.ServiceStarting: "warn", state.ServiceBackoff: "warn", state.ServiceStopping: "warn", state.ServiceProvisioning: "warn",
+		state.ServiceFailed: "bad", state.ServiceUnhealthy: "bad",
+		state.ServiceStopped: "idle", state.ServiceExited: "idle", state.ServiceLost: "idle",
+	}
+	for _, w := range state.Worlds() {
+		class, ok := worlds[w]
+		if !ok {
+			t.Errorf("world state %q has no colour in this test: decide one", w)
+			continue
+		}
+		src := &fakeSource{worlds: []dashboard.World{{Project: "p", Worktree: "a", State: w}}}
+		if _, body := fetch(t, dashboard.New(src, dashboard.Options{}), "/"); !strings.Contains(body, `<span class="pill `+class+`">`+string(w)+`</span>`) {
+			t.Errorf("a %s world is not coloured %s", w, class)
+		}
+	}
+	var svcs []dashboard.Service
+	up := 0
+	for _, s := range state.Services() {
+		if _, ok := services[s]; !ok {
+			t.Errorf("service state %q has no colour in this test: decide one", s)
+		}
+		svcs = append(svcs, dashboard.Service{Name: "svc-" + string(s), Kind: "cmd", State: s})
+		if s == state.ServiceRunning || s == state.ServiceProvisioned {
+			up++
+		}
+	}
+	src := &fakeSource{worlds: []dashboard.World{{Project: "p", Worktree: "a", State: state.WorldUp, Services: svcs}}}
+	_, body := fetch(t, dashboard.New(src, dashboard.Options{}), "/")
+	for s, class := range services {
+		if !strings.Contains(body, `<td><span class="pill `+class+`">`+string(s)+`</span></td>`) {
+			t.Errorf("a %s service is not coloured %s", s, class)
+		}
+	}
+	if want := fmt.Sprintf("%d of %d services running", up, len(svcs)); !strings.Contains(body, want) {
+		t.Errorf("header lacks %q", want)
 	}
 }
 

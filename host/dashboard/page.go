@@ -1,19 +1,41 @@
 package dashboard
 
-import "html/template"
+import (
+	"html/template"
 
-// stateClass maps a state onto one of four colours.
-func stateClass(s string) string {
-	switch s {
-	case "running", "healthy", "ready", "passed":
+	"github.com/binkyhq/binky/host/state"
+)
+
+// worldClass maps a world's state onto one of four colours.
+func worldClass(w state.World) string {
+	switch w {
+	case state.WorldUp:
 		return "ok"
-	case "starting", "restarting", "queued", "provisioning", "suspended", "stopping":
+	case state.WorldStarting, state.WorldStopping, state.WorldQueued, state.WorldSuspended:
 		return "warn"
-	case "failed", "crashed", "error", "unhealthy", "degraded":
+	case state.WorldFailed, state.WorldDegraded:
 		return "bad"
-	default:
-		return "idle"
 	}
+	return "idle" // down, removing, absent
+}
+
+// serviceClass maps a service's state onto one of four colours.
+func serviceClass(s state.Service) string {
+	switch {
+	case serviceUp(s):
+		return "ok"
+	case s == state.ServiceStarting, s == state.ServiceBackoff, s == state.ServiceStopping, s == state.ServiceProvisioning:
+		return "warn"
+	case s == state.ServiceFailed, s == state.ServiceUnhealthy:
+		return "bad"
+	}
+	return "idle" // stopped, exited, lost
+}
+
+// serviceUp reports whether a service is as it should be: a command
+// running, a slice provisioned. The header counts these as running.
+func serviceUp(s state.Service) bool {
+	return s == state.ServiceRunning || s == state.ServiceProvisioned
 }
 
 const css = `
@@ -53,7 +75,7 @@ h3{font-size:13px;text-transform:uppercase;letter-spacing:.06em;color:var(--mute
 .events th:nth-child(1){width:96px}.events th:nth-child(2){width:150px}
 `
 
-var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"state": stateClass}).Parse(`<!doctype html>
+var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"worldClass": worldClass, "serviceClass": serviceClass}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 {{if .Refresh}}<meta http-equiv="refresh" content="{{.Refresh}}">{{end}}
 <title>Binky — {{len .Worlds}} worlds</title><style>` + css + `</style></head>
@@ -66,7 +88,7 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"state
 {{if .Worlds}}<div class="grid">
 {{range .Worlds}}<section class="card">
 <div class="top"><h2>{{.Worktree}} <small>· {{.Project}}</small></h2>
-<span class="pill {{state .State}}">{{.State}}</span>
+<span class="pill {{worldClass .State}}">{{.State}}</span>
 {{$ago := .VerifyAgo}}<span class="verify">{{with .Verify}}verify <span class="pill {{if .Passed}}ok{{else}}bad{{end}}">{{if .Passed}}passed{{else}}failed{{end}}</span> {{$ago}}{{else}}not verified yet{{end}}</span>
 </div>
 <div class="meta">{{if .Branch}}<span>branch <code>{{.Branch}}</code></span>{{end}}{{if .Path}}<span><code>{{.Path}}</code></span>{{end}}
@@ -74,7 +96,7 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"state
 {{if .Reason}}<div class="why err">why: {{.Reason}}</div>{{end}}
 {{if .Services}}<table class="svc"><thead><tr><th>Service</th><th>State</th><th>Port</th><th>URL</th></tr></thead><tbody>
 {{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err">{{.Reason}}</div>{{end}}{{if .Warning}}<div class="warn-text">{{.Warning}}</div>{{end}}</td>
-<td><span class="pill {{state .State}}">{{.State}}</span></td>
+<td><span class="pill {{serviceClass .State}}">{{.State}}</span></td>
 <td class="num">{{if .Port}}{{.Port}}{{else}}—{{end}}</td>
 <td class="url">{{if .URL}}<a href="{{.URL}}" title="{{.URL}}">{{.LinkText}}</a>{{else}}<span class="detail">—</span>{{end}}</td></tr>
 {{end}}</tbody></table>{{else}}<div class="meta">no services</div>{{end}}

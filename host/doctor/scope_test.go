@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // registerWorld records one world of project p at path (in repository
@@ -24,7 +25,7 @@ func registerWorld(t *testing.T, home, project, repo, path, config string) {
 	}
 	defer reg.Close()
 	if _, err := reg.UpsertWorktree(context.Background(), &registry.Worktree{
-		Project: project, Name: "main", Branch: "main", Path: path, Repo: repo, ConfigPath: config, State: registry.WorktreeDown,
+		Project: project, Name: "main", Branch: "main", Path: path, Repo: repo, ConfigPath: config, State: state.WorldDown,
 	}); err != nil {
 		t.Fatal(err)
 	}

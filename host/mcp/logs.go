@@ -15,6 +15,7 @@ import (
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/logview"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // The logs tool's bounds: an agent's context is small. maxLogBytes
@@ -35,9 +36,9 @@ type LogsResult struct {
 
 // ServiceLog is the redacted end of one service's log.
 type ServiceLog struct {
-	Service string   `json:"service"`
-	State   string   `json:"state"`
-	Lines   []string `json:"lines"`
+	Service string        `json:"service"`
+	State   state.Service `json:"state"`
+	Lines   []string      `json:"lines"`
 	// Truncated says older (or, past the byte bound, more) lines were
 	// left out.
 	Truncated bool `json:"truncated,omitempty"`

@@ -9,6 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // StatusResult is the status tool's result: the daemon's status, and
@@ -26,7 +27,7 @@ type PortsResult struct {
 	Worktree string        `json:"worktree"`
 	Branch   string        `json:"branch,omitempty"`
 	Path     string        `json:"path"`
-	State    string        `json:"state"`
+	State    state.World   `json:"state"`
 	Block    [2]int        `json:"block"`
 	Services []ServicePort `json:"services"`
 }
@@ -34,7 +35,7 @@ type PortsResult struct {
 // ServicePort is one service's coordinates.
 type ServicePort struct {
 	Name  string         `json:"name"`
-	State string         `json:"state"`
+	State state.Service  `json:"state"`
 	Port  int            `json:"port,omitempty"`
 	Ports map[string]int `json:"ports,omitempty"`
 	// URL is the proxied name (<svc>.<worktree>.<project>.localhost).

@@ -9,6 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // EnvResult is the env tool's structured result: the world's expose set as
@@ -21,7 +22,7 @@ import (
 type EnvResult struct {
 	Project   string            `json:"project"`
 	Worktree  string            `json:"worktree"`
-	State     string            `json:"state,omitempty"`
+	State     state.World       `json:"state,omitempty"`
 	Env       map[string]string `json:"env"`
 	Direct    map[string]string `json:"direct,omitempty"`
 	Variables map[string]string `json:"variables"`
@@ -200,9 +201,7 @@ func envSummary(r EnvResult, order []string) string {
 		}
 		s += " (direct, without *.localhost: " + strings.Join(d, ", ") + ")"
 	}
-	switch r.State {
-	case "", "up", "degraded":
-	default:
+	if r.State != "" && !r.State.Serving() {
 		s += fmt.Sprintf("; warning: the world is %s, nothing answers until up", r.State)
 	}
 	return s

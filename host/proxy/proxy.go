@@ -200,7 +200,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p.wake(w, r, host, e.route) {
 			return
 		}
-		p.writeUnavailable(w, r, e.route, e.route.State)
+		p.writeUnavailable(w, r, e.route, string(e.route.State))
 		return
 	}
 	e.forward.serve(p, w, r)

@@ -10,14 +10,22 @@ import (
 	"time"
 )
 
-// Service states as the proxy understands them. Only StateRunning is
-// forwarded; every other state gets the retrying "unavailable" page.
+// RouteState is what a request to a route meets: the daemon reduces the
+// service's state and its world's (host/state) to one of these. Only
+// StateRunning is forwarded; every other state gets the retrying
+// "unavailable" page, which names it.
+type RouteState string
+
+// Route states.
 const (
-	StateRunning    = "running"
-	StateStarting   = "starting"
-	StateRestarting = "restarting"
-	StateDown       = "down"
-	StateFailed     = "failed"
+	StateRunning    RouteState = "running"    // the service runs: forwarded
+	StateStarting   RouteState = "starting"   // its process has not passed its probe yet
+	StateRestarting RouteState = "restarting" // in backoff, or unhealthy
+	StateDown       RouteState = "down"       // no process (stopped, exited, or unknown to the supervisor)
+	StateFailed     RouteState = "failed"     // failed or lost: nothing restarts it
+	// StateSuspended is a route whose world's processes are stopped
+	// (docs/admission.md); it is not forwarded, and a Waker can resume it.
+	StateSuspended RouteState = "suspended"
 )
 
 // Route maps one hostname to one backend.
@@ -26,8 +34,8 @@ type Route struct {
 	Host string
 	// Target is the backend's host:port, e.g. "127.0.0.1:4101".
 	Target string
-	// State is the service's state (StateRunning …).
-	State string
+	// State is what a request meets (StateRunning …).
+	State RouteState
 	// Project, Worktree and Service name the route on the pages.
 	Project, Worktree, Service string
 }

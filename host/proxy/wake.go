@@ -8,10 +8,6 @@ import (
 	"time"
 )
 
-// StateSuspended is a route whose world's processes are stopped
-// (docs/admission.md); it is not forwarded, and a Waker can resume it.
-const StateSuspended = "suspended"
-
 // DefaultWakeTimeout is how long a non-browser request waits for a woken
 // world before it gets the retrying page.
 const DefaultWakeTimeout = 60 * time.Second
@@ -177,7 +173,7 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 		return true
 	}
 	if browser {
-		title, why := "starting "+rt.Worktree+"…", "starting"
+		title, why := "starting "+rt.Worktree+"…", string(StateStarting)
 		if note != "" {
 			title, why = rt.Worktree+" is "+note, note
 		}
@@ -208,7 +204,7 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 	}
 	e := p.table.Load().hosts[host]
 	if e == nil || e.route.State != StateRunning {
-		p.writeUnavailable(w, r, rt, "starting")
+		p.writeUnavailable(w, r, rt, string(StateStarting))
 		return true
 	}
 	e.forward.rp.ServeHTTP(w, r)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // BenchmarkSetServiceState measures one committed write (a state change, as
@@ -22,7 +24,7 @@ func BenchmarkSetServiceState(b *testing.B) {
 	if err := r.UpsertService(ctx, &Service{WorktreeID: w.ID, Name: "web", Kind: KindCmd}); err != nil {
 		b.Fatal(err)
 	}
-	states := []string{ServiceRunning, ServiceHealthy}
+	states := []state.Service{state.ServiceRunning, state.ServiceUnhealthy}
 	for i := 0; b.Loop(); i++ {
 		if err := r.SetServiceState(ctx, w.ID, "web", states[i%2], nil, ""); err != nil {
 			b.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // hammer does n rounds of writes that read first, against the shared
@@ -27,7 +29,7 @@ func hammer(ctx context.Context, r *Registry, who string, n int) error {
 		if err := r.UpsertService(ctx, &Service{WorktreeID: w.ID, Name: "web", Kind: KindCmd}); err != nil {
 			return err
 		}
-		if err := r.SetServiceProcess(ctx, w.ID, "web", i+1, i+1, uint64(i), ServiceRunning); err != nil {
+		if err := r.SetServiceProcess(ctx, w.ID, "web", i+1, i+1, uint64(i), state.ServiceRunning); err != nil {
 			return err
 		}
 		if _, err := r.IncRestarts(ctx, shared.ID, "web"); err != nil {

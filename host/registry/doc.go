@@ -1,7 +1,10 @@
 // Package registry owns binky.db, the SQLite registry of every world under
 // one BINKY_HOME: worktrees and their state, their services (process ids,
 // ports, resolved addresses, restarts), verify runs, and the machine-global
-// port blocks, whose non-overlap the database itself enforces.
+// port blocks, whose non-overlap the database itself enforces. The states
+// it stores are host/state's vocabulary: a world state only ever reported
+// (queued, absent) or any string outside it is refused with
+// ErrUnknownState, so what status and MCP read back is always one of them.
 //
 // The file is opened in WAL mode, and its schema is migrated in place with
 // sqlitemigration under Binky's application id. A file that is not SQLite,

@@ -31,6 +31,9 @@ var (
 	// ErrReadOnly: a write to a registry opened read-only (ReadOnly says
 	// why).
 	ErrReadOnly = errors.New("registry is read-only")
+	// ErrUnknownState: a world or service state that is not one of
+	// host/state's, or a world state only ever reported (queued, absent).
+	ErrUnknownState = errors.New("not a state the registry records")
 )
 
 // poolSize is how many connections the registry keeps: readers run in

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"zombiezen.com/go/sqlite"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // Service kinds.
@@ -15,42 +17,15 @@ const (
 	KindAdapter = "adapter"
 )
 
-// Service states Binky writes.
-const (
-	ServiceStarting    = "starting"
-	ServiceRunning     = "running"
-	ServiceHealthy     = "healthy"
-	ServiceStopping    = "stopping"
-	ServiceStopped     = "stopped"
-	ServiceExited      = "exited"
-	ServiceRestarting  = "restarting"
-	ServiceFailed      = "failed"
-	ServiceLost        = "lost"
-	ServiceProvisioned = "provisioned"
-	// ServiceProvisioning marks a slice whose making began and has not
-	// finished (its migrate failed, say): it exists or may exist on the
-	// server, so remove destroys it, and up builds it again.
-	ServiceProvisioning = "provisioning"
-)
-
-// processGone lists the states in which a service has no process: entering
-// one clears the recorded pid, group and start time, so a stale pid is never
-// signalled.
-func processGone(state string) bool {
-	switch state {
-	case ServiceStopped, ServiceExited, ServiceFailed, ServiceLost:
-		return true
-	}
-	return false
-}
-
 // Service is one service of a worktree: a supervised process (cmd) or an
 // adapter's slice.
 type Service struct {
 	WorktreeID int64
 	Name       string
 	Kind       string // KindCmd or KindAdapter
-	State      string
+	// State is one of host/state's service states; "" only for a service
+	// recorded without one (UpsertService keeps the recorded one then).
+	State state.Service
 	// PID and PGID identify the running process and its group; StartTime is
 	// the process's start time in clock ticks since boot (from
 	// /proc/<pid>/stat on Linux), which guards against pid reuse.
@@ -97,7 +72,7 @@ func scanService(stmt *sqlite.Stmt) (*Service, error) {
 		WorktreeID: stmt.ColumnInt64(0),
 		Name:       stmt.ColumnText(1),
 		Kind:       stmt.ColumnText(2),
-		State:      stmt.ColumnText(3),
+		State:      state.Service(stmt.ColumnText(3)),
 		PID:        stmt.ColumnInt(4),
 		PGID:       stmt.ColumnInt(5),
 		StartTime:  uint64(stmt.ColumnInt64(6)),
@@ -169,6 +144,9 @@ func (r *Registry) UpsertService(ctx context.Context, s *Service) error {
 	if s.Kind != KindCmd && s.Kind != KindAdapter {
 		return fmt.Errorf("record service %q of worktree #%d: kind is %q; want %q or %q", s.Name, s.WorktreeID, s.Kind, KindCmd, KindAdapter)
 	}
+	if s.State != "" && !s.State.Valid() {
+		return fmt.Errorf("record service %q of worktree #%d in state %q: %w", s.Name, s.WorktreeID, s.State, ErrUnknownState)
+	}
 	ports, err := jsonText(s.Ports)
 	if err != nil {
 		return fmt.Errorf("record service %q of worktree #%d: encode ports: %w", s.Name, s.WorktreeID, err)
@@ -192,7 +170,7 @@ ON CONFLICT (worktree_id, name) DO UPDATE SET
 	spec_hash = CASE WHEN excluded.spec_hash = '' THEN spec_hash ELSE excluded.spec_hash END,
 	state = CASE WHEN excluded.state = '' THEN state ELSE excluded.state END,
 	updated_at = excluded.updated_at`, nil,
-			s.WorktreeID, s.Name, s.Kind, s.State, s.PID, s.PGID, int64(s.StartTime),
+			s.WorktreeID, s.Name, s.Kind, string(s.State), s.PID, s.PGID, int64(s.StartTime),
 			ports, s.URL, s.Address, vals, s.Restarts, nullableInt(s.LastExitCode),
 			s.LastError, r.now().UnixNano(), s.Slice, s.Adapter, s.Admin, s.Config, s.SpecHash)
 	})
@@ -258,10 +236,13 @@ func (r *Registry) DeleteService(ctx context.Context, worktreeID int64, name str
 }
 
 // SetServiceProcess records the process now running a service and its state
-// (usually "starting", or "running" for an adopted one).
-func (r *Registry) SetServiceProcess(ctx context.Context, worktreeID int64, name string, pid, pgid int, startTime uint64, state string) error {
-	err := r.updateService(ctx, worktreeID, name,
-		"pid = ?, pgid = ?, start_time = ?, state = ?", pid, pgid, int64(startTime), state)
+// (usually starting, or running for an adopted one).
+func (r *Registry) SetServiceProcess(ctx context.Context, worktreeID int64, name string, pid, pgid int, startTime uint64, st state.Service) error {
+	err := checkService(st)
+	if err == nil {
+		err = r.updateService(ctx, worktreeID, name,
+			"pid = ?, pgid = ?, start_time = ?, state = ?", pid, pgid, int64(startTime), string(st))
+	}
 	if err != nil {
 		return fmt.Errorf("record process %d of service %q of worktree #%d: %w", pid, name, worktreeID, err)
 	}
@@ -278,16 +259,29 @@ func (r *Registry) SetServiceSpec(ctx context.Context, worktreeID int64, name, s
 
 // SetServiceState records a service's state. exitCode, when not nil, becomes
 // its last exit code, and errText, when not empty, its last error; otherwise
-// those are kept. Entering a state without a process (stopped, exited,
-// failed, lost) clears the recorded pid, group and start time.
-func (r *Registry) SetServiceState(ctx context.Context, worktreeID int64, name, state string, exitCode *int, errText string) error {
+// those are kept. Entering a state without a process (state.Service.Ended:
+// stopped, exited, failed, lost) clears the recorded pid, group and start
+// time, so a stale pid is never signalled.
+func (r *Registry) SetServiceState(ctx context.Context, worktreeID int64, name string, st state.Service, exitCode *int, errText string) error {
 	set := "state = ?, last_exit_code = COALESCE(?, last_exit_code), last_error = CASE WHEN ? = '' THEN last_error ELSE ? END"
-	if processGone(state) {
+	if st.Ended() {
 		set += ", pid = 0, pgid = 0, start_time = 0"
 	}
-	err := r.updateService(ctx, worktreeID, name, set, state, nullableInt(exitCode), errText, errText)
+	err := checkService(st)
+	if err == nil {
+		err = r.updateService(ctx, worktreeID, name, set, string(st), nullableInt(exitCode), errText, errText)
+	}
 	if err != nil {
-		return fmt.Errorf("set state of service %q of worktree #%d to %q: %w", name, worktreeID, state, err)
+		return fmt.Errorf("set state of service %q of worktree #%d to %q: %w", name, worktreeID, st, err)
+	}
+	return nil
+}
+
+// checkService is ErrUnknownState for a state that is not one of
+// host/state's service states.
+func checkService(st state.Service) error {
+	if !st.Valid() {
+		return ErrUnknownState
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 func newWorktree(t *testing.T, r *Registry, name string) *Worktree {
@@ -25,13 +27,13 @@ func TestServiceRoundTrip(t *testing.T) {
 	w := newWorktree(t, r, "main")
 	in := []*Service{
 		{
-			WorktreeID: w.ID, Name: "web", Kind: KindCmd, State: ServiceRunning,
+			WorktreeID: w.ID, Name: "web", Kind: KindCmd, State: state.ServiceRunning,
 			PID: 4242, PGID: 4242, StartTime: 1<<40 + 7,
 			Ports: map[string]int{"http": 20000, "debug": 20001}, URL: "http://web.main.shop.localhost",
 			Restarts: 2, LastExitCode: intp(-1), LastError: "killed by signal 9",
 		},
 		{
-			WorktreeID: w.ID, Name: "db", Kind: KindAdapter, State: ServiceProvisioned,
+			WorktreeID: w.ID, Name: "db", Kind: KindAdapter, State: state.ServiceProvisioned,
 			Address: "postgres://app:s3cret@127.0.0.1:5432/shop_main", Values: map[string]string{"schema": "public"},
 			Ports: map[string]int{}, LastExitCode: nil,
 		},
@@ -98,7 +100,7 @@ func TestUpsertServiceKeepsProcess(t *testing.T) {
 	if err := r.UpsertService(ctx, &Service{WorktreeID: w.ID, Name: "web", Kind: KindCmd, Ports: map[string]int{"http": 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetServiceProcess(ctx, w.ID, "web", 100, 100, 555, ServiceStarting); err != nil {
+	if err := r.SetServiceProcess(ctx, w.ID, "web", 100, 100, 555, state.ServiceStarting); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.IncRestarts(ctx, w.ID, "web"); err != nil {
@@ -111,7 +113,7 @@ func TestUpsertServiceKeepsProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.PID != 100 || s.PGID != 100 || s.StartTime != 555 || s.State != ServiceStarting || s.Restarts != 1 {
+	if s.PID != 100 || s.PGID != 100 || s.StartTime != 555 || s.State != state.ServiceStarting || s.Restarts != 1 {
 		t.Errorf("after re-upsert: pid %d pgid %d start %d state %q restarts %d; want 100 100 555 starting 1", s.PID, s.PGID, s.StartTime, s.State, s.Restarts)
 	}
 	if s.Ports["http"] != 2 || s.URL != "http://x" {
@@ -131,18 +133,20 @@ func TestServiceStateTransitions(t *testing.T) {
 		name    string
 		do      func() error
 		pid     int
-		state   string
+		state   state.Service
 		exit    *int
 		lastErr string
 	}{
-		{"spawned", func() error { return r.SetServiceProcess(ctx, w.ID, "web", 77, 77, 9000, ServiceStarting) }, 77, ServiceStarting, nil, ""},
-		{"healthy", func() error { return r.SetServiceState(ctx, w.ID, "web", ServiceHealthy, nil, "") }, 77, ServiceHealthy, nil, ""},
-		{"exited", func() error { return r.SetServiceState(ctx, w.ID, "web", ServiceExited, intp(3), "exit status 3") }, 0, ServiceExited, intp(3), "exit status 3"},
-		{"restarted", func() error { return r.SetServiceProcess(ctx, w.ID, "web", 78, 78, 9100, ServiceStarting) }, 78, ServiceStarting, intp(3), "exit status 3"},
-		{"running keeps last exit", func() error { return r.SetServiceState(ctx, w.ID, "web", ServiceRunning, nil, "") }, 78, ServiceRunning, intp(3), "exit status 3"},
+		{"spawned", func() error { return r.SetServiceProcess(ctx, w.ID, "web", 77, 77, 9000, state.ServiceStarting) }, 77, state.ServiceStarting, nil, ""},
+		{"probe passed", func() error { return r.SetServiceState(ctx, w.ID, "web", state.ServiceRunning, nil, "") }, 77, state.ServiceRunning, nil, ""},
+		{"exited", func() error {
+			return r.SetServiceState(ctx, w.ID, "web", state.ServiceExited, intp(3), "exit status 3")
+		}, 0, state.ServiceExited, intp(3), "exit status 3"},
+		{"restarted", func() error { return r.SetServiceProcess(ctx, w.ID, "web", 78, 78, 9100, state.ServiceStarting) }, 78, state.ServiceStarting, intp(3), "exit status 3"},
+		{"running keeps last exit", func() error { return r.SetServiceState(ctx, w.ID, "web", state.ServiceRunning, nil, "") }, 78, state.ServiceRunning, intp(3), "exit status 3"},
 		{"lost", func() error {
-			return r.SetServiceState(ctx, w.ID, "web", ServiceLost, nil, "pid 78 now belongs to another process")
-		}, 0, ServiceLost, intp(3), "pid 78 now belongs to another process"},
+			return r.SetServiceState(ctx, w.ID, "web", state.ServiceLost, nil, "pid 78 now belongs to another process")
+		}, 0, state.ServiceLost, intp(3), "pid 78 now belongs to another process"},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {
@@ -204,8 +208,8 @@ func TestServiceErrors(t *testing.T) {
 		{"bad kind", r.UpsertService(ctx, &Service{WorktreeID: w.ID, Name: "x", Kind: "daemon"}), false},
 		{"no name", r.UpsertService(ctx, &Service{WorktreeID: w.ID, Kind: KindCmd}), false},
 		{"unknown worktree", r.UpsertService(ctx, &Service{WorktreeID: 999, Name: "x", Kind: KindCmd}), false},
-		{"process of unknown service", r.SetServiceProcess(ctx, w.ID, "nope", 1, 1, 1, ServiceRunning), true},
-		{"state of unknown service", r.SetServiceState(ctx, w.ID, "nope", ServiceFailed, nil, ""), true},
+		{"process of unknown service", r.SetServiceProcess(ctx, w.ID, "nope", 1, 1, 1, state.ServiceRunning), true},
+		{"state of unknown service", r.SetServiceState(ctx, w.ID, "nope", state.ServiceFailed, nil, ""), true},
 		{"restart of unknown service", func() error { _, err := r.IncRestarts(ctx, w.ID, "nope"); return err }(), true},
 	}
 	for _, tc := range tests {

@@ -8,20 +8,8 @@ import (
 	"time"
 
 	"zombiezen.com/go/sqlite"
-)
 
-// Worktree states. The daemon may record others; these are the ones Binky
-// writes.
-const (
-	WorktreeDown     = "down"
-	WorktreeStarting = "starting"
-	WorktreeUp       = "up"
-	WorktreeStopping = "stopping"
-	WorktreeFailed   = "failed"
-	// WorktreeDegraded: the world runs, but part of it is not what it
-	// should be (a slice a killed reset left half made, an unhealthy
-	// service); Reason says what.
-	WorktreeDegraded = "degraded"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // Worktree is one world: a git worktree of a project's repository.
@@ -35,7 +23,9 @@ type Worktree struct {
 	Path       string // the worktree's directory
 	Repo       string // the main repository's directory
 	ConfigPath string // its binky.toml
-	State      string
+	// State is one of host/state's recorded world states
+	// (state.World.Recorded).
+	State state.World
 	// Reason says why the world is failed or degraded ("" otherwise).
 	Reason string
 	// PortLo and PortHi bound its port block; both 0 when it has none.
@@ -65,7 +55,7 @@ func scanWorktree(stmt *sqlite.Stmt) *Worktree {
 		Path:       stmt.ColumnText(4),
 		Repo:       stmt.ColumnText(5),
 		ConfigPath: stmt.ColumnText(6),
-		State:      stmt.ColumnText(7),
+		State:      state.World(stmt.ColumnText(7)),
 		PortLo:     stmt.ColumnInt(8),
 		PortHi:     stmt.ColumnInt(9),
 		CreatedAt:  fromUnixNano(stmt.ColumnInt64(10)),
@@ -111,19 +101,23 @@ func queryWorktrees(conn *sqlite.Conn, where string, args ...any) ([]*Worktree, 
 }
 
 // UpsertWorktree records w, keyed by (Project, Name): a new worktree is
-// created (state "down" when State is empty); an existing one gets w's
+// created (state down when State is empty); an existing one gets w's
 // branch, paths and, when State is not empty, state. It returns the stored
-// worktree, with its ID.
+// worktree, with its ID. A State the registry does not record
+// (state.World.Recorded) is ErrUnknownState.
 func (r *Registry) UpsertWorktree(ctx context.Context, w *Worktree) (*Worktree, error) {
 	if w.Project == "" || w.Name == "" {
 		return nil, fmt.Errorf("record worktree %q of project %q: project and name are required", w.Name, w.Project)
+	}
+	if w.State != "" && !w.State.Recorded() {
+		return nil, fmt.Errorf("record worktree %s/%s in state %q: %w", w.Project, w.Name, w.State, ErrUnknownState)
 	}
 	var got *Worktree
 	err := r.write(ctx, func(conn *sqlite.Conn) error {
 		now := r.now().UnixNano()
 		insertState := w.State
 		if insertState == "" {
-			insertState = WorktreeDown
+			insertState = state.WorldDown
 		}
 		err := execute(conn, `INSERT INTO worktrees
 	(project, name, branch, path, repo, config_path, state, created_at, updated_at)
@@ -133,7 +127,7 @@ ON CONFLICT (project, name) DO UPDATE SET
 	config_path = excluded.config_path,
 	state = CASE WHEN ?8 = '' THEN state ELSE excluded.state END,
 	updated_at = excluded.updated_at`, nil,
-			w.Project, w.Name, w.Branch, w.Path, w.Repo, w.ConfigPath, insertState, w.State, now)
+			w.Project, w.Name, w.Branch, w.Path, w.Repo, w.ConfigPath, string(insertState), string(w.State), now)
 		if err != nil {
 			return err
 		}
@@ -206,17 +200,21 @@ func (r *Registry) Worktrees(ctx context.Context) ([]*Worktree, error) {
 }
 
 // SetWorktreeState records the worktree's state; ErrNotFound when there is
-// no worktree id.
-func (r *Registry) SetWorktreeState(ctx context.Context, id int64, state string) error {
-	return r.SetWorktreeStateReason(ctx, id, state, "")
+// no worktree id, ErrUnknownState for a state the registry does not record
+// (state.World.Recorded).
+func (r *Registry) SetWorktreeState(ctx context.Context, id int64, st state.World) error {
+	return r.SetWorktreeStateReason(ctx, id, st, "")
 }
 
 // SetWorktreeStateReason records a worktree's state and why it is in it
-// (for failed and degraded; "" clears it).
-func (r *Registry) SetWorktreeStateReason(ctx context.Context, id int64, state, reason string) error {
+// (for failed, degraded and a down one left queued; "" clears it).
+func (r *Registry) SetWorktreeStateReason(ctx context.Context, id int64, st state.World, reason string) error {
+	if !st.Recorded() {
+		return fmt.Errorf("set state of worktree #%d to %q: %w", id, st, ErrUnknownState)
+	}
 	err := r.write(ctx, func(conn *sqlite.Conn) error {
 		if err := execute(conn, "UPDATE worktrees SET state = ?, reason = ?, updated_at = ? WHERE id = ?", nil,
-			state, reason, r.now().UnixNano(), id); err != nil {
+			string(st), reason, r.now().UnixNano(), id); err != nil {
 			return err
 		}
 		if conn.Changes() == 0 {
@@ -225,7 +223,7 @@ func (r *Registry) SetWorktreeStateReason(ctx context.Context, id int64, state, 
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("set state of worktree #%d to %q: %w", id, state, err)
+		return fmt.Errorf("set state of worktree #%d to %q: %w", id, st, err)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 func TestWorktreeRoundTrip(t *testing.T) {
@@ -17,7 +19,7 @@ func TestWorktreeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.ID == 0 || w.State != WorktreeDown || w.CreatedAt.IsZero() || !w.CreatedAt.Equal(w.UpdatedAt) {
+	if w.ID == 0 || w.State != state.WorldDown || w.CreatedAt.IsZero() || !w.CreatedAt.Equal(w.UpdatedAt) {
 		t.Errorf("new worktree: id %d state %q created %v updated %v; want an id, state down, created = updated", w.ID, w.State, w.CreatedAt, w.UpdatedAt)
 	}
 	got, err := r.Worktree(ctx, "shop", "feat-a-1b2c")
@@ -33,21 +35,21 @@ func TestWorktreeRoundTrip(t *testing.T) {
 	}
 
 	// Upsert of the same (project, name) updates in place; empty state keeps it.
-	if err := r.SetWorktreeState(ctx, w.ID, WorktreeUp); err != nil {
+	if err := r.SetWorktreeState(ctx, w.ID, state.WorldUp); err != nil {
 		t.Fatal(err)
 	}
 	w2, err := r.UpsertWorktree(ctx, &Worktree{Project: "shop", Name: "feat-a-1b2c", Branch: "feat/a", Path: "/elsewhere"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w2.ID != w.ID || w2.Path != "/elsewhere" || w2.State != WorktreeUp || !w2.CreatedAt.Equal(w.CreatedAt) {
+	if w2.ID != w.ID || w2.Path != "/elsewhere" || w2.State != state.WorldUp || !w2.CreatedAt.Equal(w.CreatedAt) {
 		t.Errorf("re-upsert: id %d path %q state %q created %v; want id %d path /elsewhere state up created %v", w2.ID, w2.Path, w2.State, w2.CreatedAt, w.ID, w.CreatedAt)
 	}
-	w3, err := r.UpsertWorktree(ctx, &Worktree{Project: "shop", Name: "feat-a-1b2c", State: WorktreeFailed})
+	w3, err := r.UpsertWorktree(ctx, &Worktree{Project: "shop", Name: "feat-a-1b2c", State: state.WorldFailed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w3.State != WorktreeFailed {
+	if w3.State != state.WorldFailed {
 		t.Errorf("upsert with state: state %q; want failed", w3.State)
 	}
 }
@@ -62,7 +64,7 @@ func TestWorktreeErrors(t *testing.T) {
 	if _, err := r.WorktreeByID(ctx, 99); !errors.Is(err, ErrNotFound) {
 		t.Errorf("WorktreeByID(99): err = %v; want ErrNotFound", err)
 	}
-	if err := r.SetWorktreeState(ctx, 99, WorktreeUp); !errors.Is(err, ErrNotFound) {
+	if err := r.SetWorktreeState(ctx, 99, state.WorldUp); !errors.Is(err, ErrNotFound) {
 		t.Errorf("SetWorktreeState(99): err = %v; want ErrNotFound", err)
 	}
 	if _, err := r.UpsertWorktree(ctx, &Worktree{Project: "shop"}); err == nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // Adopt takes over processes recorded by an earlier daemon, one result per
@@ -71,14 +73,14 @@ func (s *Supervisor) adoptOne(rec Record) AdoptResult {
 			w.close()
 		}
 		msg := fmt.Sprintf("pid %d now belongs to another process (start time %d, recorded %d); not signalled", rec.Pid, st.StartTime, rec.StartTime)
-		s.recordExit(u, Exit{Pid: rec.Pid, Code: -1, Err: msg, State: StateLost})
+		s.recordExit(u, Exit{Pid: rec.Pid, Code: -1, Err: msg, State: state.ServiceLost})
 		u.log.Warn("recorded process is gone; its pid was reused", "pid", rec.Pid)
 		s.emit(Event{Name: EventLost, Key: rec.Key, Pid: rec.Pid, ExitCode: -1, Error: msg})
 		s.finish(u)
 		return AdoptResult{Key: rec.Key, Outcome: AdoptLost}
 	case alive: // start time matches but no pidfd: cannot watch it
 		res.Err = fmt.Errorf("adopt %s: %w", rec.Key, werr)
-		s.setState(u, StateLost)
+		s.setState(u, state.ServiceLost)
 		s.finish(u)
 		return res
 	}
@@ -109,7 +111,7 @@ func (s *Supervisor) adoptRunning(u *unit, spec Spec, rec Record, st procStat, w
 	}()
 	s.mu.Lock()
 	u.run = r
-	u.state = StateRunning
+	u.state = state.ServiceRunning
 	u.since = time.Now()
 	s.mu.Unlock()
 	s.monitorHealth(u, spec, r, false)
@@ -130,7 +132,7 @@ func (s *Supervisor) adoptDead(u *unit, spec Spec, rec Record) AdoptResult {
 	}
 	exit.State = stateAfter(dec, exit)
 	if dec.Restart {
-		exit.State = StateStarting
+		exit.State = state.ServiceStarting
 	}
 	s.recordExit(u, exit)
 	s.emit(Event{Name: EventExited, Key: rec.Key, Pid: rec.Pid, ExitCode: -1, Error: exit.Err})
@@ -145,7 +147,7 @@ func (s *Supervisor) adoptDead(u *unit, spec Spec, rec Record) AdoptResult {
 		if w != nil {
 			w.close()
 		}
-		failure := Exit{Code: -1, Err: err.Error(), State: StateFailed}
+		failure := Exit{Code: -1, Err: err.Error(), State: state.ServiceFailed}
 		s.recordExit(u, failure)
 		s.emit(Event{Name: EventFailed, Key: rec.Key, ExitCode: -1, Error: err.Error()})
 		s.finish(u)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // TestAdoptAfterDaemonRestart: supervisor A starts a service and shuts down
@@ -46,7 +48,7 @@ func TestAdoptAfterDaemonRestart(t *testing.T) {
 		t.Fatalf("Adopt = %+v; want adopted pid %d", res, record.Pid)
 	}
 	st, _ := b.State(spec.Key)
-	if st.State != StateRunning || st.Pid != record.Pid {
+	if st.State != state.ServiceRunning || st.Pid != record.Pid {
 		t.Errorf("status %+v; want running pid %d", st, record.Pid)
 	}
 	if n := fdsSettle(t, func(n int) bool { return n == fdsBefore+1 }); n != fdsBefore+1 {
@@ -62,7 +64,7 @@ func TestAdoptAfterDaemonRestart(t *testing.T) {
 	recB.mu.Lock()
 	exits := recB.exits[spec.Key]
 	recB.mu.Unlock()
-	if len(exits) != 1 || exits[0].Pid != record.Pid || exits[0].State != StateBackoff {
+	if len(exits) != 1 || exits[0].Pid != record.Pid || exits[0].State != state.ServiceBackoff {
 		t.Errorf("B recorded exits %+v; want one, of pid %d, followed by a restart", exits, record.Pid)
 	}
 	recA.mu.Lock()
@@ -108,7 +110,7 @@ func TestAdoptedStopEndsGroup(t *testing.T) {
 	}
 	recB.mu.Lock()
 	defer recB.mu.Unlock()
-	if ex := recB.exits[spec.Key]; len(ex) != 1 || ex[0].State != StateStopped {
+	if ex := recB.exits[spec.Key]; len(ex) != 1 || ex[0].State != state.ServiceStopped {
 		t.Errorf("exits %+v; want one, stopped", ex)
 	}
 }
@@ -149,7 +151,7 @@ func TestAdoptPidReusedIsLostAndNeverSignalled(t *testing.T) {
 	exits := rec.exits[spec.Key]
 	lost := rec.count(EventLost, spec.Key)
 	rec.mu.Unlock()
-	if st.State != StateLost || len(exits) != 1 || exits[0].State != StateLost || lost != 1 {
+	if st.State != state.ServiceLost || len(exits) != 1 || exits[0].State != state.ServiceLost || lost != 1 {
 		t.Errorf("state %s, exits %+v, lost events %d; want lost, one exit, one event", st.State, exits, lost)
 	}
 	if _, err := os.Stat(w.path("sig")); err == nil || !pidAlive(pid) {
@@ -166,12 +168,12 @@ func TestAdoptDiedWhileDown(t *testing.T) {
 	tests := []struct {
 		restart     Restart
 		wantOutcome string
-		wantState   State
+		wantState   state.Service
 		wantStarts  int
 	}{
-		{RestartOnFailure, AdoptRestarted, StateRunning, 1},
-		{RestartAlways, AdoptRestarted, StateRunning, 1},
-		{RestartNever, AdoptExited, StateFailed, 0},
+		{RestartOnFailure, AdoptRestarted, state.ServiceRunning, 1},
+		{RestartAlways, AdoptRestarted, state.ServiceRunning, 1},
+		{RestartNever, AdoptExited, state.ServiceFailed, 0},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.restart), func(t *testing.T) {

@@ -7,5 +7,8 @@
 // learnt through pidfd). It also rolls, reads and follows service logs.
 //
 // The supervisor persists nothing itself: it reports starts and exits to a
-// Store the caller provides, and events to a callback.
+// Store the caller provides, and events to a callback. A service's state is
+// a state.Service of host/state's shared vocabulary; the supervisor moves a
+// command through starting, running (its probe passed, or it has none),
+// unhealthy, backoff, stopping, stopped, exited, failed and lost.
 package supervisor

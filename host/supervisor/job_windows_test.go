@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/internal/wine"
 )
 
@@ -143,7 +144,7 @@ func TestAdoptWindows(t *testing.T) {
 	if res := b.Adopt(context.Background(), []Record{record}); res[0].Outcome != AdoptAdopted || res[0].Err != nil {
 		t.Fatalf("Adopt = %+v; want adopted", res)
 	}
-	if st, _ := b.State(spec.Key); st.State != StateRunning || st.Pid != record.Pid {
+	if st, _ := b.State(spec.Key); st.State != state.ServiceRunning || st.Pid != record.Pid {
 		t.Errorf("status %+v; want running pid %d", st, record.Pid)
 	}
 	if res := b.Adopt(context.Background(), []Record{record}); res[0].Outcome != AdoptSkipped {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/health"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // Defaults of the health monitor that runs once a service is up.
@@ -54,7 +55,7 @@ func (s *Supervisor) monitorHealth(u *unit, spec Spec, r *run, sick bool) {
 					continue
 				}
 				sick = false
-				if !s.setHealth(u, r, StateRunning, "") {
+				if !s.setHealth(u, r, state.ServiceRunning, "") {
 					return
 				}
 				u.log.Info("health probe passes again")
@@ -69,7 +70,7 @@ func (s *Supervisor) monitorHealth(u *unit, spec Spec, r *run, sick bool) {
 				continue
 			}
 			reason := fmt.Sprintf("unhealthy: %s: %v for %s", probe.String(), err, roundFor(time.Since(since)))
-			if !s.setHealth(u, r, StateUnhealthy, reason) {
+			if !s.setHealth(u, r, state.ServiceUnhealthy, reason) {
 				return
 			}
 			if !sick {
@@ -82,21 +83,21 @@ func (s *Supervisor) monitorHealth(u *unit, spec Spec, r *run, sick bool) {
 	}()
 }
 
-// setHealth moves u to state with reason while r is still its running run;
+// setHealth moves u to state to with reason while r is still its running run;
 // false when it is not (the service restarted, stopped or exited), which
 // ends the monitor of r.
-func (s *Supervisor) setHealth(u *unit, r *run, state State, reason string) bool {
+func (s *Supervisor) setHealth(u *unit, r *run, to state.Service, reason string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if u.run != r || r.hasExited() {
 		return false
 	}
 	switch u.state {
-	case StateRunning, StateUnhealthy:
+	case state.ServiceRunning, state.ServiceUnhealthy:
 	default:
 		return false // stopping, backoff: not the monitor's to change
 	}
-	u.state = state
+	u.state = to
 	u.reason = reason
 	return true
 }

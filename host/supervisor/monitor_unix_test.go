@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/health"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // A running service whose probe starts failing turns unhealthy with a
@@ -36,7 +37,7 @@ func TestMonitorTurnsUnhealthyAndBack(t *testing.T) {
 	}
 	rec.waitEvent(t, EventUnhealthy, spec.Key, 1)
 	st, _ := s.State(spec.Key)
-	if st.State != StateUnhealthy || st.Pid == 0 {
+	if st.State != state.ServiceUnhealthy || st.Pid == 0 {
 		t.Fatalf("after the probe failed: state %s pid %d, want unhealthy with its process", st.State, st.Pid)
 	}
 	if !strings.HasPrefix(st.Reason, "unhealthy: exec ") || !strings.Contains(st.Reason, " for ") {
@@ -48,7 +49,7 @@ func TestMonitorTurnsUnhealthyAndBack(t *testing.T) {
 	}
 	rec.waitEvent(t, EventHealthy, spec.Key, 2)
 	st, _ = s.State(spec.Key)
-	if st.State != StateRunning || st.Reason != "" {
+	if st.State != state.ServiceRunning || st.Reason != "" {
 		t.Fatalf("after the probe passed again: state %s reason %q, want running and no reason", st.State, st.Reason)
 	}
 	rec.mu.Lock()
@@ -72,14 +73,14 @@ func TestMonitorRecoversAfterStartGaveUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.waitEvent(t, EventUnhealthy, spec.Key, 1)
-	if st, _ := s.State(spec.Key); st.State != StateUnhealthy || !strings.HasPrefix(st.Reason, "unhealthy: ") {
+	if st, _ := s.State(spec.Key); st.State != state.ServiceUnhealthy || !strings.HasPrefix(st.Reason, "unhealthy: ") {
 		t.Fatalf("state %s reason %q after the start-up probe gave up", st.State, st.Reason)
 	}
 	if err := os.WriteFile(ok, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rec.waitEvent(t, EventHealthy, spec.Key, 1)
-	if st, _ := s.State(spec.Key); st.State != StateRunning {
+	if st, _ := s.State(spec.Key); st.State != state.ServiceRunning {
 		t.Fatalf("state %s once the probe passed", st.State)
 	}
 }

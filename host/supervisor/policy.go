@@ -1,6 +1,10 @@
 package supervisor
 
-import "time"
+import (
+	"time"
+
+	"github.com/binkyhq/binky/host/state"
+)
 
 // Policy is the restart schedule. Zero fields take the defaults of
 // DefaultPolicy, so tests can shrink only what they need.
@@ -80,12 +84,12 @@ func (p Policy) Decide(failures int, mode Restart, exit Exit, jitter float64) (D
 }
 
 // stateAfter is the state a service lands in for a decision.
-func stateAfter(d Decision, exit Exit) State {
+func stateAfter(d Decision, exit Exit) state.Service {
 	switch {
 	case d.Restart:
-		return StateBackoff
+		return state.ServiceBackoff
 	case d.GiveUp || !exit.clean():
-		return StateFailed
+		return state.ServiceFailed
 	}
-	return StateExited
+	return state.ServiceExited
 }

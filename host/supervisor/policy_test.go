@@ -3,6 +3,8 @@ package supervisor
 import (
 	"testing"
 	"time"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 func TestBackoff(t *testing.T) {
@@ -62,20 +64,20 @@ func TestDecide(t *testing.T) {
 		exit      Exit
 		want      Decision
 		wantCount int
-		wantState State
+		wantState state.Service
 	}{
-		{"on-failure restarts a crash", 0, RestartOnFailure, crash, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, StateBackoff},
-		{"on-failure restarts a signal", 0, RestartOnFailure, signalled, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, StateBackoff},
-		{"on-failure leaves a clean exit", 2, RestartOnFailure, clean, Decision{}, 2, StateExited},
-		{"on-failure counts a failed spawn", 0, RestartOnFailure, neverStarted, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, StateBackoff},
-		{"always restarts a clean exit", 0, RestartAlways, clean, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, StateBackoff},
-		{"never leaves a crash failed", 0, RestartNever, crash, Decision{}, 0, StateFailed},
-		{"never leaves a clean exit", 0, RestartNever, clean, Decision{}, 0, StateExited},
-		{"third failure backs off 4s", 2, RestartOnFailure, crash, Decision{Restart: true, Delay: 4 * time.Second, Attempt: 3}, 3, StateBackoff},
-		{"fifth failure gives up", 4, RestartOnFailure, crash, Decision{GiveUp: true, Attempt: 5}, 5, StateFailed},
-		{"always gives up too", 4, RestartAlways, clean, Decision{GiveUp: true, Attempt: 5}, 5, StateFailed},
-		{"stable run resets", 4, RestartOnFailure, long, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, StateBackoff},
-		{"stable clean run resets under never", 3, RestartNever, Exit{Pid: 1, RanFor: time.Hour}, Decision{}, 0, StateExited},
+		{"on-failure restarts a crash", 0, RestartOnFailure, crash, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, state.ServiceBackoff},
+		{"on-failure restarts a signal", 0, RestartOnFailure, signalled, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, state.ServiceBackoff},
+		{"on-failure leaves a clean exit", 2, RestartOnFailure, clean, Decision{}, 2, state.ServiceExited},
+		{"on-failure counts a failed spawn", 0, RestartOnFailure, neverStarted, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, state.ServiceBackoff},
+		{"always restarts a clean exit", 0, RestartAlways, clean, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, state.ServiceBackoff},
+		{"never leaves a crash failed", 0, RestartNever, crash, Decision{}, 0, state.ServiceFailed},
+		{"never leaves a clean exit", 0, RestartNever, clean, Decision{}, 0, state.ServiceExited},
+		{"third failure backs off 4s", 2, RestartOnFailure, crash, Decision{Restart: true, Delay: 4 * time.Second, Attempt: 3}, 3, state.ServiceBackoff},
+		{"fifth failure gives up", 4, RestartOnFailure, crash, Decision{GiveUp: true, Attempt: 5}, 5, state.ServiceFailed},
+		{"always gives up too", 4, RestartAlways, clean, Decision{GiveUp: true, Attempt: 5}, 5, state.ServiceFailed},
+		{"stable run resets", 4, RestartOnFailure, long, Decision{Restart: true, Delay: time.Second, Attempt: 1}, 1, state.ServiceBackoff},
+		{"stable clean run resets under never", 3, RestartNever, Exit{Pid: 1, RanFor: time.Hour}, Decision{}, 0, state.ServiceExited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

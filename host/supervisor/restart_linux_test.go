@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/health"
+	"github.com/binkyhq/binky/host/state"
 )
 
 func pidAlive(pid int) bool {
@@ -35,7 +36,7 @@ func TestCrashLoopGivesUpAfterExactSpawnCount(t *testing.T) {
 	if got := len(lines(t, w.path("spawns"))); got != 5 {
 		t.Errorf("spawns = %d; want 5", got)
 	}
-	if st.State != StateFailed || st.Pid != 0 || st.Restarts != 4 {
+	if st.State != state.ServiceFailed || st.Pid != 0 || st.Restarts != 4 {
 		t.Errorf("status = %s pid %d restarts %d; want failed, pid 0, 4 restarts", st.State, st.Pid, st.Restarts)
 	}
 	rec.mu.Lock()
@@ -104,15 +105,15 @@ func TestRestartPolicies(t *testing.T) {
 	tests := []struct {
 		restart   Restart
 		command   string
-		wantState State
+		wantState state.Service
 		wantRuns  int
 	}{
-		{RestartNever, "exit 2", StateFailed, 1},
-		{RestartNever, "exit 0", StateExited, 1},
-		{RestartOnFailure, "exit 0", StateExited, 1},
-		{RestartOnFailure, "exit 2", StateFailed, 5},
-		{RestartOnFailure, "kill -9 $$", StateFailed, 5},
-		{RestartAlways, "exit 0", StateFailed, 5},
+		{RestartNever, "exit 2", state.ServiceFailed, 1},
+		{RestartNever, "exit 0", state.ServiceExited, 1},
+		{RestartOnFailure, "exit 0", state.ServiceExited, 1},
+		{RestartOnFailure, "exit 2", state.ServiceFailed, 5},
+		{RestartOnFailure, "kill -9 $$", state.ServiceFailed, 5},
+		{RestartAlways, "exit 0", state.ServiceFailed, 5},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.restart)+" "+tt.command, func(t *testing.T) {
@@ -211,7 +212,7 @@ func TestHealthFailureCarriesLogTail(t *testing.T) {
 		}
 	}
 	rec.waitEvent(t, EventUnhealthy, spec.Key, 1)
-	if st, _ := s.State(spec.Key); st.State != StateUnhealthy {
+	if st, _ := s.State(spec.Key); st.State != state.ServiceUnhealthy {
 		t.Errorf("state = %s; want unhealthy", st.State)
 	}
 }
@@ -227,14 +228,14 @@ func TestHealthPassesAndDeathFailsFast(t *testing.T) {
 	if err := s.Start(context.Background(), ok); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := s.State(ok.Key); st.State != StateStarting {
+	if st, _ := s.State(ok.Key); st.State != state.ServiceStarting {
 		t.Errorf("state before the probe passed = %s; want starting", st.State)
 	}
 	if err := s.WaitHealthy(context.Background(), ok.Key); err != nil {
 		t.Fatalf("WaitHealthy = %v; want nil", err)
 	}
 	rec.waitEvent(t, EventHealthy, ok.Key, 1)
-	if st, _ := s.State(ok.Key); st.State != StateRunning {
+	if st, _ := s.State(ok.Key); st.State != state.ServiceRunning {
 		t.Errorf("state = %s; want running", st.State)
 	}
 

@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"time"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // runUnit owns a service from its first process until it is stopped, gives
@@ -62,7 +64,7 @@ func (s *Supervisor) runUnit(u *unit, spec Spec, r *run, failures int, w *watche
 				return
 			case <-u.stopReq:
 				timer.Stop()
-				s.setState(u, StateStopped)
+				s.setState(u, state.ServiceStopped)
 				s.emit(Event{Name: EventStopped, Key: spec.Key})
 				return
 			case rel := <-changes:
@@ -112,12 +114,12 @@ func (s *Supervisor) watchRestart(u *unit, spec Spec, r *run, rel string) {
 	_ = noteLog(spec.LogPath, "%s changed; restarting %s", rel, spec.Key.Service)
 	u.log.Info("watched file changed; restarting", "path", rel)
 	s.emit(Event{Name: EventWatch, Key: spec.Key, Pid: r.pid, Path: rel})
-	s.setState(u, StateStopping)
+	s.setState(u, state.ServiceStopping)
 	if err := s.terminate(spec, r); err != nil {
 		u.log.Warn("stopping for a watch restart", "error", err)
 	}
 	exit := r.exitOr()
 	exit.RanFor = time.Since(r.started)
-	exit.State = StateStarting
+	exit.State = state.ServiceStarting
 	s.recordExit(u, exit)
 }

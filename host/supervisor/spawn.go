@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/health"
+	"github.com/binkyhq/binky/host/state"
 )
 
 // run is one process of a service: spawned by us, or adopted.
@@ -141,10 +142,10 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 	}()
 	s.mu.Lock()
 	u.run = r
-	u.state = StateStarting
+	u.state = state.ServiceStarting
 	u.reason = ""
 	if spec.Health == nil {
-		u.state = StateRunning
+		u.state = state.ServiceRunning
 	}
 	u.since = r.started
 	s.mu.Unlock()
@@ -190,9 +191,9 @@ func (s *Supervisor) watchHealth(u *unit, spec Spec, r *run) {
 		s.mu.Lock()
 		current := u.run == r && !r.hasExited()
 		if current {
-			u.state, u.reason = StateRunning, ""
+			u.state, u.reason = state.ServiceRunning, ""
 			if err != nil {
-				u.state, u.reason = StateUnhealthy, "unhealthy: "+err.Error()
+				u.state, u.reason = state.ServiceUnhealthy, "unhealthy: "+err.Error()
 			}
 		}
 		s.mu.Unlock()

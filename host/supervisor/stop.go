@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // killWait bounds the wait for a group to vanish after SIGKILL (a process in
@@ -62,7 +64,7 @@ func (r *run) exitOr() Exit {
 // stopRun is the runner's answer to Stop: end the group, record the exit,
 // and report descendants that escaped into a session of their own.
 func (s *Supervisor) stopRun(u *unit, spec Spec, r *run) {
-	s.setState(u, StateStopping)
+	s.setState(u, state.ServiceStopping)
 	err := s.terminate(spec, r)
 	wasRunning := r.pid != 0
 	if wasRunning && r.watch != nil {
@@ -70,7 +72,7 @@ func (s *Supervisor) stopRun(u *unit, spec Spec, r *run) {
 	}
 	exit := r.exitOr()
 	exit.RanFor = time.Since(r.started)
-	exit.State = StateStopped
+	exit.State = state.ServiceStopped
 	s.recordExit(u, exit)
 	var errs []error
 	if err != nil {

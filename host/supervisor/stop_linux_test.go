@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 func TestStopKillsTermIgnoringChildAfterTimeout(t *testing.T) {
@@ -49,7 +51,7 @@ func TestStopKillsTermIgnoringChildAfterTimeout(t *testing.T) {
 	rec.mu.Lock()
 	exits := rec.exits[spec.Key]
 	rec.mu.Unlock()
-	if st.State != StateStopped || len(exits) != 1 || exits[0].State != StateStopped || exits[0].Signal != "SIGTERM" {
+	if st.State != state.ServiceStopped || len(exits) != 1 || exits[0].State != state.ServiceStopped || exits[0].Signal != "SIGTERM" {
 		t.Errorf("state %s, exits %+v; want stopped, one exit by SIGTERM", st.State, exits)
 	}
 }
@@ -114,13 +116,13 @@ func TestStopDuringBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.waitEvent(t, EventRestarting, spec.Key, 1)
-	if st, _ := s.State(spec.Key); st.State != StateBackoff {
+	if st, _ := s.State(spec.Key); st.State != state.ServiceBackoff {
 		t.Errorf("state = %s; want backoff", st.State)
 	}
 	if err := s.Stop(context.Background(), spec.Key); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := s.State(spec.Key); st.State != StateStopped {
+	if st, _ := s.State(spec.Key); st.State != state.ServiceStopped {
 		t.Errorf("state = %s; want stopped", st.State)
 	}
 }
@@ -169,7 +171,7 @@ func TestManyChildrenExitAtOnce(t *testing.T) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	for _, k := range keys {
-		if ex := rec.exits[k]; len(ex) != 1 || ex[0].Code != 7 || ex[0].State != StateFailed {
+		if ex := rec.exits[k]; len(ex) != 1 || ex[0].Code != 7 || ex[0].State != state.ServiceFailed {
 			t.Errorf("%s: exits %+v; want exactly one, code 7, failed", k, ex)
 		}
 	}
@@ -268,7 +270,7 @@ func TestStartRacingStop(t *testing.T) {
 	go func() { stopped <- s.Stop(context.Background(), spec.Key) }()
 	rec.until(t, "the stop to begin", func() bool {
 		st, _ := s.State(spec.Key)
-		return st.State == StateStopping
+		return st.State == state.ServiceStopping
 	})
 	if err := s.Start(context.Background(), spec); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/binkyhq/binky/host/state"
 )
 
 // Errors callers may test with errors.Is.
@@ -67,7 +69,7 @@ type unit struct {
 	log hclog.Logger
 
 	spec     Spec
-	state    State
+	state    state.Service
 	run      *run
 	restarts int
 	lastExit *Exit
@@ -131,7 +133,7 @@ func (s *Supervisor) Start(ctx context.Context, spec Spec) error {
 		if w != nil {
 			w.close()
 		}
-		exit := Exit{Code: -1, Err: err.Error(), State: StateFailed, At: time.Now()}
+		exit := Exit{Code: -1, Err: err.Error(), State: state.ServiceFailed, At: time.Now()}
 		s.recordExit(u, exit)
 		s.emit(Event{Name: EventFailed, Key: spec.Key, ExitCode: -1, Error: err.Error()})
 		s.finish(u)
@@ -173,7 +175,7 @@ func (s *Supervisor) claim(spec Spec) (*unit, error) {
 	}
 	u.active = true
 	u.spec = spec
-	u.state = StateStarting
+	u.state = state.ServiceStarting
 	u.reason = ""
 	u.run = nil
 	u.restarts = 0
@@ -286,13 +288,13 @@ func (s *Supervisor) WaitHealthy(ctx context.Context, key Key) error {
 	u := s.units[key]
 	var r *run
 	var spec Spec
-	var state State
+	var st state.Service
 	if u != nil {
-		r, spec, state = u.run, u.spec, u.state
+		r, spec, st = u.run, u.spec, u.state
 	}
 	s.mu.Unlock()
 	if r == nil {
-		return fmt.Errorf("wait for %s to be healthy: %w (state %q)", key, ErrNotRunning, state)
+		return fmt.Errorf("wait for %s to be healthy: %w (state %q)", key, ErrNotRunning, st)
 	}
 	select {
 	case <-r.healthDone:
@@ -358,7 +360,7 @@ func (s *Supervisor) recordExit(u *unit, exit Exit) {
 	}
 }
 
-func (s *Supervisor) setState(u *unit, st State) {
+func (s *Supervisor) setState(u *unit, st state.Service) {
 	s.mu.Lock()
 	u.state = st
 	u.reason = ""

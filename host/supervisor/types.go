@@ -2,22 +2,8 @@ package supervisor
 
 import (
 	"time"
-)
 
-// State is where a service is in its life.
-type State string
-
-// The states a service moves through.
-const (
-	StateStarting  State = "starting"  // spawned; its health probe has not passed yet
-	StateRunning   State = "running"   // up (healthy, or without a probe)
-	StateUnhealthy State = "unhealthy" // running, but its probe gave up
-	StateBackoff   State = "backoff"   // exited; waiting to be restarted
-	StateStopping  State = "stopping"  // Stop is signalling the group
-	StateStopped   State = "stopped"   // stopped by Stop
-	StateExited    State = "exited"    // ended cleanly and the policy does not restart it
-	StateFailed    State = "failed"    // ended badly and will not be restarted (gave up, or never)
-	StateLost      State = "lost"      // its recorded pid belongs to another process now
+	"github.com/binkyhq/binky/host/state"
 )
 
 // Event names passed to Options.OnEvent.
@@ -68,7 +54,7 @@ type Exit struct {
 	Code   int           // exit code; -1 when killed by a signal or unknown
 	Signal string        // the signal that killed it, if one did
 	Err    string        // human text: "exit status 1", "signal: killed", "exited while the daemon was down"…
-	State  State         // the service's state after this exit
+	State  state.Service // the service's state after this exit
 	RanFor time.Duration // how long the process ran, as far as we know
 	At     time.Time
 }
@@ -85,7 +71,7 @@ type Store interface {
 // Status is a service's state as State reports it.
 type Status struct {
 	Key       Key
-	State     State
+	State     state.Service
 	Reason    string // why: "unhealthy: <probe>: <failure> for 40s"; "" when nothing is wrong
 	Pid       int    // 0 when no process runs
 	Pgid      int

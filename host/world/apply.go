@@ -14,7 +14,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
-	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/state"
 	lifecycle "github.com/binkyhq/binky/host/world/plan"
 	"github.com/binkyhq/binky/sdk"
 )
@@ -101,13 +101,10 @@ func (d *Engine) planWorld(ctx context.Context, cfg *config.Config, rec *registr
 		r := lifecycle.Recorded{Cmd: sv.Kind == registry.KindCmd, Hash: sv.SpecHash}
 		if r.Cmd {
 			if st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, sv.Name)); ok {
-				switch st.State {
-				case supervisor.StateStarting, supervisor.StateRunning, supervisor.StateUnhealthy, supervisor.StateBackoff:
-					r.Live = true
-				}
+				r.Live = st.State.Live()
 			}
 		} else {
-			r.Live = sv.State == registry.ServiceProvisioned && (sv.Adapter == "" || sv.Adapter == cfgAdapter(cfg, sv.Name))
+			r.Live = sv.State == state.ServiceProvisioned && (sv.Adapter == "" || sv.Adapter == cfgAdapter(cfg, sv.Name))
 		}
 		have[sv.Name] = r
 	}
@@ -198,7 +195,7 @@ func (d *Engine) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Confi
 	if err != nil {
 		var ae *api.Error
 		if errors.As(err, &ae) && ae.Code == api.CodeNotFound {
-			return &api.World{Project: mainCfg.Project.Name, Worktree: a.Branch, Branch: a.Branch, State: "absent", Services: []api.Service{}}, nil
+			return &api.World{Project: mainCfg.Project.Name, Worktree: a.Branch, Branch: a.Branch, State: state.WorldAbsent, Services: []api.Service{}}, nil
 		}
 		return nil, err
 	}

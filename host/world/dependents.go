@@ -7,7 +7,6 @@ import (
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/registry"
-	"github.com/binkyhq/binky/host/supervisor"
 )
 
 // dependents lists the cmd services of cfg that depend, directly or
@@ -47,13 +46,7 @@ func (d *Engine) stopDependents(ctx context.Context, s *stream, cfg *config.Conf
 	}
 	for _, name := range slices.Backward(dependents(cfg, rebuilt)) {
 		key := d.SupKey(rec.Project, rec.Name, name)
-		st, ok := d.sup.State(key)
-		if !ok {
-			continue
-		}
-		switch st.State {
-		case supervisor.StateStarting, supervisor.StateRunning, supervisor.StateUnhealthy, supervisor.StateBackoff:
-		default:
+		if st, ok := d.sup.State(key); !ok || !st.State.Live() {
 			continue
 		}
 		s.progress("restart", name, why)

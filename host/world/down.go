@@ -17,6 +17,7 @@ import (
 	"github.com/binkyhq/binky/host/golden"
 	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/warm"
 	"github.com/binkyhq/binky/host/worktree"
@@ -34,10 +35,10 @@ func (d *Engine) OpDown(ctx context.Context, raw json.RawMessage, s *stream) (an
 		return nil, err
 	}
 	defer unlock()
-	if err := d.stopWorld(ctx, s, rec, StateStopping, StateDown); err != nil {
+	if err := d.stopWorld(ctx, s, rec, state.WorldStopping, state.WorldDown); err != nil {
 		return nil, err
 	}
-	rec.State = StateDown
+	rec.State = state.WorldDown
 	return d.worldStatus(ctx, rec)
 }
 
@@ -49,7 +50,7 @@ func (d *Engine) OpDown(ctx context.Context, raw json.RawMessage, s *stream) (an
 // once nothing of it runs; a registry that cannot record either fails the
 // call, so an acknowledged stop is durable. It fails, naming the pids,
 // while any process of the world is alive.
-func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktree, during, after string) error {
+func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktree, during, after state.World) error {
 	d.beforeStop(ctx, rec)
 	if err := d.reg.SetWorktreeState(ctx, rec.ID, during); err != nil {
 		return fmt.Errorf("record that %s is %s (nothing was stopped): %w", rec.Name, during, err)
@@ -94,7 +95,7 @@ func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 		if sv.Kind != registry.KindCmd {
 			continue
 		}
-		if err := d.reg.SetServiceState(ctx, rec.ID, sv.Name, string(supervisor.StateStopped), nil, ""); err != nil {
+		if err := d.reg.SetServiceState(ctx, rec.ID, sv.Name, state.ServiceStopped, nil, ""); err != nil {
 			errs = append(errs, fmt.Errorf("record that %s stopped: %w", sv.Name, err))
 		}
 	}
@@ -196,7 +197,7 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 
 	// 2. the intent, then the processes.
 	out := Summary(rec)
-	if err := d.stopWorld(ctx, s, rec, StateRemoving, StateRemoving); err != nil {
+	if err := d.stopWorld(ctx, s, rec, state.WorldRemoving, state.WorldRemoving); err != nil {
 		return nil, err
 	}
 	// 3. the worktree before the slices: a worktree that will not go keeps

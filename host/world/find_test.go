@@ -3,6 +3,7 @@ package world
 import (
 	"context"
 	"errors"
+	"github.com/binkyhq/binky/host/state"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func TestFind(t *testing.T) {
 		{Project: "other", Name: "feat-a", Branch: "feat/a", Path: filepath.Join(base, "b.wt", "feat-a"), Repo: repoB},
 		{Project: "other", Name: "only-other", Branch: "only-other", Path: filepath.Join(base, "b.wt", "only-other"), Repo: repoB},
 	} {
-		w.State = StateUp
+		w.State = state.WorldUp
 		if _, err := reg.UpsertWorktree(ctx, &w); err != nil {
 			t.Fatal(err)
 		}

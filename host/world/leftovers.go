@@ -10,6 +10,7 @@ import (
 
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 )
 
@@ -94,12 +95,12 @@ func (d *Engine) endPriorRun(s *stream, rec *registry.Worktree, service, step st
 // provisioning): the app may be running against a missing or half-cloned
 // database. The next up rebuilds the slice and restarts its dependents.
 func (d *Engine) markInterrupted(ctx context.Context, rec *registry.Worktree, svcs []*registry.Service) {
-	if rec.State != StateUp && rec.State != registry.WorktreeDegraded {
+	if !rec.State.Serving() {
 		return
 	}
 	var cut []string
 	for _, sv := range svcs {
-		if sv.Kind == registry.KindAdapter && sv.State == registry.ServiceProvisioning {
+		if sv.Kind == registry.KindAdapter && sv.State == state.ServiceProvisioning {
 			cut = append(cut, sv.Name)
 			d.emit(events.Event{Event: events.SliceInterrupted, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Adapter: sv.Adapter, Detail: sv.Slice})
 		}
@@ -108,9 +109,9 @@ func (d *Engine) markInterrupted(ctx context.Context, rec *registry.Worktree, sv
 		return
 	}
 	reason := fmt.Sprintf("the slice of %s was being rebuilt (reset) when the daemon stopped; binky up rebuilds it and restarts what depends on it", strings.Join(cut, ", "))
-	if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, registry.WorktreeDegraded, reason); err != nil {
+	if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, state.WorldDegraded, reason); err != nil {
 		d.log.Warn("record a degraded world", "world", rec.Name, "error", err)
 		return
 	}
-	rec.State, rec.Reason = registry.WorktreeDegraded, reason
+	rec.State, rec.Reason = state.WorldDegraded, reason
 }

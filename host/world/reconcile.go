@@ -6,6 +6,7 @@ import (
 
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 )
 
@@ -27,11 +28,11 @@ func (d *Engine) Reconcile(ctx context.Context) {
 		for _, v := range rec.Secrets {
 			d.redact.Add(v)
 		}
-		if rec.State == StateStarting {
+		if rec.State == state.WorldStarting {
 			// A registry that takes no writes (a full disk) leaves it
 			// starting; RecordLive marks it once it can.
-			if err := d.reg.SetWorktreeState(ctx, rec.ID, StateFailed); err == nil {
-				rec.State = StateFailed
+			if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldFailed); err == nil {
+				rec.State = state.WorldFailed
 				d.emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
 			} else {
 				d.log.Warn("reconcile: mark failed a world the previous daemon left mid-up", "world", rec.Project+"/"+rec.Name, "error", err)
@@ -63,7 +64,7 @@ func (d *Engine) Reconcile(ctx context.Context) {
 			adopt = append(adopt, supervisor.Record{
 				Key: d.SupKey(rec.Project, rec.Name, sv.Name), Spec: spec,
 				Pid: sv.PID, Pgid: sv.PGID, StartTime: sv.StartTime,
-				NoRestart: rec.State != StateUp && rec.State != registry.WorktreeDegraded,
+				NoRestart: !rec.State.Serving(),
 			})
 		}
 	}
@@ -100,10 +101,10 @@ func (d *Engine) RecordLive(ctx context.Context) {
 	d.unfailedMu.Unlock()
 	for _, id := range unfailed {
 		rec, err := d.reg.WorktreeByID(ctx, id)
-		if err != nil || rec.State != StateStarting {
+		if err != nil || rec.State != state.WorldStarting {
 			continue
 		}
-		if err := d.reg.SetWorktreeState(ctx, id, StateFailed); err != nil {
+		if err := d.reg.SetWorktreeState(ctx, id, state.WorldFailed); err != nil {
 			d.log.Warn("mark failed a world the previous daemon left mid-up", "world", rec.Project+"/"+rec.Name, "error", err)
 			continue
 		}
@@ -134,10 +135,10 @@ func (d *Engine) RecordLive(ctx context.Context) {
 		var err error
 		switch {
 		case st.Pid > 0 && (sv.PID != st.Pid || sv.StartTime != st.StartTime):
-			err = d.reg.SetServiceProcess(ctx, ids[k], sv.Name, st.Pid, st.Pgid, st.StartTime, string(st.State))
+			err = d.reg.SetServiceProcess(ctx, ids[k], sv.Name, st.Pid, st.Pgid, st.StartTime, st.State)
 		case st.Pid == 0 && sv.PID != 0 && st.LastExit != nil:
 			code := st.LastExit.Code
-			err = d.reg.SetServiceState(ctx, ids[k], sv.Name, string(st.State), &code, st.LastExit.Err)
+			err = d.reg.SetServiceState(ctx, ids[k], sv.Name, st.State, &code, st.LastExit.Err)
 		}
 		if err != nil {
 			d.log.Warn("record what the supervisor learned while the registry took no writes", "service", st.Key.String(), "error", err)

@@ -9,7 +9,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
-	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/sdk"
 )
 
@@ -52,8 +52,11 @@ func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 	}
 	var restart []string
 	if !a.NoRestart {
+		// Started again after: each dependent the supervisor knows that was
+		// neither stopped nor ended on its own (a lost one too, unlike
+		// state.Service.Ended).
 		for _, name := range dependents(cfg, targets) {
-			if st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, name)); ok && st.State != supervisor.StateStopped && st.State != supervisor.StateExited && st.State != supervisor.StateFailed {
+			if st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, name)); ok && st.State != state.ServiceStopped && st.State != state.ServiceExited && st.State != state.ServiceFailed {
 				restart = append(restart, name)
 			}
 		}
@@ -63,11 +66,11 @@ func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 	}
 	degrade := func(name string, err error) error {
 		reason := fmt.Sprintf("reset failed at %s: %v; binky up rebuilds what the reset left and restarts what depends on it", name, err)
-		state := rec.State
-		if state == StateUp {
-			state = registry.WorktreeDegraded
+		now := rec.State
+		if now == state.WorldUp {
+			now = state.WorldDegraded
 		}
-		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, state, reason); serr != nil {
+		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, now, reason); serr != nil {
 			d.log.Warn("record a degraded world", "world", rec.Name, "error", serr)
 		}
 		return err
@@ -89,7 +92,7 @@ func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			}
 			admin, cfgJSON := recordedAs(svc)
 			if err := d.reg.UpsertService(ctx, &registry.Service{
-				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: registry.ServiceProvisioning,
+				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: state.ServiceProvisioning,
 				Slice: slName, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON,
 			}); err != nil {
 				conn.Close()
@@ -112,7 +115,7 @@ func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 				return nil, degrade(name, err)
 			}
 			if err := d.reg.UpsertService(ctx, &registry.Service{
-				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: registry.ServiceProvisioned,
+				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: state.ServiceProvisioned,
 				Address: sl.Address, Values: sl.Values, Slice: slName, Adapter: svc.Adapter,
 			}); err != nil {
 				return nil, degrade(name, fmt.Errorf("record the reset slice of %s: %w", name, err))
@@ -135,10 +138,10 @@ func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 			return nil, degrade(name, err)
 		}
 	}
-	if rec.State == registry.WorktreeDegraded {
+	if rec.State == state.WorldDegraded {
 		// A reset that completes repairs what a cut-short one left.
-		if err := d.reg.SetWorktreeState(ctx, rec.ID, StateUp); err == nil {
-			rec.State, rec.Reason = StateUp, ""
+		if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err == nil {
+			rec.State, rec.Reason = state.WorldUp, ""
 		}
 	}
 	return d.worldStatus(ctx, rec)

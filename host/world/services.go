@@ -15,6 +15,7 @@ import (
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/health"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/tokens"
 	"github.com/binkyhq/binky/host/worktree"
@@ -36,7 +37,7 @@ func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *reg
 		url = coords[svc.Name+".url"]
 	}
 	if err := d.reg.UpsertService(ctx, &registry.Service{
-		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindCmd, State: "starting",
+		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindCmd, State: state.ServiceStarting,
 		Ports: ports, URL: url, SpecHash: d.specHash(w, rec, svc, coords),
 	}); err != nil {
 		return fmt.Errorf("record service %s: %w", svc.Name, err)
@@ -197,11 +198,11 @@ func (st *supStore) ProcessStarted(rec supervisor.Record) error {
 	if err := st.d.reg.SetServiceSpec(ctx, wt.ID, rec.Key.Service, SpecJSON(rec.Spec)); err != nil {
 		return err
 	}
-	state := "starting"
+	now := state.ServiceStarting
 	if cur, ok := st.d.sup.State(rec.Key); ok && cur.State != "" {
-		state = string(cur.State)
+		now = cur.State
 	}
-	return st.d.reg.SetServiceProcess(ctx, wt.ID, rec.Key.Service, rec.Pid, rec.Pgid, rec.StartTime, state)
+	return st.d.reg.SetServiceProcess(ctx, wt.ID, rec.Key.Service, rec.Pid, rec.Pgid, rec.StartTime, now)
 }
 
 func (st *supStore) ProcessExited(key supervisor.Key, exit supervisor.Exit) error {
@@ -211,7 +212,7 @@ func (st *supStore) ProcessExited(key supervisor.Key, exit supervisor.Exit) erro
 		return err
 	}
 	code := exit.Code
-	return st.d.reg.SetServiceState(ctx, wt.ID, key.Service, string(exit.State), &code, exit.Err)
+	return st.d.reg.SetServiceState(ctx, wt.ID, key.Service, exit.State, &code, exit.Err)
 }
 
 // onSupervisorEvent records supervisor events and keeps proxy routes live.

@@ -19,6 +19,7 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/sdk"
 	"github.com/binkyhq/binky/sdk/names"
@@ -126,7 +127,7 @@ func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 	defer conn.Close()
 	t := d.target(w, svc, name, w.coords())
 
-	if have && old.State == registry.ServiceProvisioned && old.Address != "" {
+	if have && old.State == state.ServiceProvisioned && old.Address != "" {
 		res, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t})
 		if err != nil {
 			return slice{}, false, api.Errorf(api.CodeFailed, "check %s slice %q of %s: %w", svc.Adapter, name, svc.Name, err)
@@ -160,12 +161,12 @@ func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 	}
 	admin, cfgJSON := recordedAs(svc)
 	if err := d.reg.UpsertService(ctx, &registry.Service{
-		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: registry.ServiceProvisioning,
+		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: state.ServiceProvisioning,
 		Slice: name, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON,
 	}); err != nil {
 		return slice{}, false, fmt.Errorf("record the slice of %s before making it (nothing was made): %w", svc.Name, err)
 	}
-	if have && (old.State == registry.ServiceProvisioning || old.State == registry.ServiceFailed) || svc.CloneFrom != "" {
+	if have && (old.State == state.ServiceProvisioning || old.State == state.ServiceFailed) || svc.CloneFrom != "" {
 		// Half made by an earlier up, or (re)created empty by the check
 		// above: clear it, so the clone or the migrate starts clean.
 		if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: t}); err != nil {
@@ -183,7 +184,7 @@ func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 		return slice{}, false, err
 	}
 	if err := d.reg.UpsertService(ctx, &registry.Service{
-		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: registry.ServiceProvisioned,
+		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: state.ServiceProvisioned,
 		Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter,
 	}); err != nil {
 		return slice{}, false, fmt.Errorf("record slice of %s: %w", svc.Name, err)

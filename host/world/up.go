@@ -16,25 +16,11 @@ import (
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
 	lifecycle "github.com/binkyhq/binky/host/world/plan"
 	"github.com/binkyhq/binky/sdk/names"
-)
-
-// World states kept in the registry (status reads them too).
-const (
-	StateStarting = "starting"
-	StateUp       = "up"
-	StateDown     = "down"
-	StateFailed   = "failed"
-	StateStopping = "stopping"
-	// StateRemoving records a remove's intent before it destroys anything;
-	// running remove again finishes it.
-	StateRemoving = "removing"
-	// StateDegraded is reported (never recorded) for an up world some of
-	// whose services gave up while others run.
-	StateDegraded = "degraded"
 )
 
 // OpUp brings one world up: config → worktree → admission → ports → slices
@@ -138,7 +124,7 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	if old, err := d.reg.Worktree(ctx, project, wtName); err == nil && cfgErr == nil {
 		if p, err := d.planWorld(ctx, cfg, old, a.Env, a.Prune); err == nil {
 			upPlan = &p
-			if old.State == StateUp && p.Empty() && d.allRunning(ctx, cfg, old) {
+			if old.State == state.WorldUp && p.Empty() && d.allRunning(ctx, cfg, old) {
 				w, err := d.worldStatus(ctx, old)
 				if err != nil {
 					return nil, err
@@ -156,7 +142,7 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	// leaves a world that status shows and remove reaches.
 	rec, err := d.reg.UpsertWorktree(ctx, &registry.Worktree{
 		Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path,
-		Repo: repo.Root, ConfigPath: cfg.File, State: StateStarting,
+		Repo: repo.Root, ConfigPath: cfg.File, State: state.WorldStarting,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record worktree: %w", err)
@@ -166,7 +152,7 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 		// The reason status shows: what failed, on one line (oneLine), redacted
 		// (the full text, with log lines, went to the caller).
 		reason := OneLine(d.redact.String(err.Error()))
-		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, StateFailed, reason); serr != nil {
+		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, state.WorldFailed, reason); serr != nil {
 			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
 		}
 		d.emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
@@ -258,7 +244,7 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 				// status says why this slice is not there, instead of a
 				// slice "provisioning" for ever; the next up rebuilds it.
 				reason := OneLine(d.redact.String(err.Error()))
-				if serr := d.reg.SetServiceState(ctx, rec.ID, name, registry.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
+				if serr := d.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
 					d.log.Warn("record a failed slice", "service", name, "error", serr)
 				}
 				return nil, err
@@ -299,12 +285,12 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 	}
 
 	// 7. proxy, 8. registry.
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, StateUp); err != nil {
+	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
 		return nil, fmt.Errorf("record world state: %w", err)
 	}
 	d.refreshRoutes(ctx)
 	s.progress("ready", "", "")
-	rec.State = StateUp
+	rec.State = state.WorldUp
 	return d.worldStatus(ctx, rec)
 }
 
@@ -317,13 +303,13 @@ func (d *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 	for _, name := range cfg.Order {
 		if cfg.Services[name].IsAdapter() {
 			// A slice a killed reset left half made is not up.
-			if sv, err := d.reg.Service(ctx, rec.ID, name); err != nil || sv.State != registry.ServiceProvisioned {
+			if sv, err := d.reg.Service(ctx, rec.ID, name); err != nil || sv.State != state.ServiceProvisioned {
 				return false
 			}
 			continue
 		}
 		st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, name))
-		if !ok || (st.State != "running" && st.State != "starting") {
+		if !ok || !st.State.Running() {
 			return false
 		}
 	}

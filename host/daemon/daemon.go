@@ -217,7 +217,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.cgroups = d.openCgroups()
 	d.w = world.New(world.Options{
 		Home: d.home, HomeID: d.homeID, Logger: d.log, Redact: d.redact,
-		Registry: d.reg, Ports: d.ports, Adapters: d.adapter, Cgroups: d.cgroups,
+		Registry: d.reg, Ports: d.ports, Adapters: world.HostAdapters(d.adapter), Cgroups: d.cgroups,
 		HealthEvery: d.opts.HealthEvery, AdmissionOff: d.opts.AdmissionOff,
 		Emit: d.emit, FindWorld: d.findWorld, LockWorld: d.lockWorld,
 		WorldLock: d.worldLock, RepoLock: d.repoLock,

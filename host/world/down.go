@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
@@ -254,7 +253,7 @@ type destroyPlan struct {
 
 type destroyItem struct {
 	service, adapter string
-	conn             *adapter.Conn // nil when openErr says why it could not be opened
+	conn             AdapterConn // nil when openErr says why it could not be opened
 	target           sdk.Target
 	openErr          error
 }

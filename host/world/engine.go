@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
@@ -32,7 +31,7 @@ type Engine struct {
 	redact  *redact.Redactor
 	reg     *registry.Registry
 	ports   *ports.Allocator
-	adapter *adapter.Host
+	adapter Adapters
 	sup     *supervisor.Supervisor
 	cgroups *supervisor.Cgroups
 	adm     *admission.Controller
@@ -75,7 +74,7 @@ type Options struct {
 	Redact   *redact.Redactor
 	Registry *registry.Registry
 	Ports    *ports.Allocator
-	Adapters *adapter.Host
+	Adapters Adapters // HostAdapters of the daemon's *adapter.Host
 	Cgroups  *supervisor.Cgroups
 	// HealthEvery is how often a running service's probe repeats (0: the
 	// supervisor's default).

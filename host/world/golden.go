@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
@@ -44,7 +43,7 @@ func (d *Engine) goldenLock(s *stream, svc, tmpl string) *sync.Mutex {
 // failed or unsupported clone falls back to provision+migrate+seed,
 // logging clone_fallback with the cause; an adapter that says it cannot
 // clone goes straight there.
-func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, name string) (slice, error) {
+func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
 	if !conn.Info().Clone {
 		s.progress("golden", svc.Name, svc.Adapter+" cannot clone; building the slice directly")
 		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
@@ -106,7 +105,7 @@ func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 
 // ensureGolden builds the template gt when no record says it was built for
 // key. It reports whether it built one. The caller holds its lock.
-func (d *Engine) ensureGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
+func (d *Engine) ensureGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
 	r, err := store.Get(svc.Adapter, gt.Slice)
 	if err == nil && r.Key == key.Sum && r.Ready() {
 		return false, nil
@@ -164,7 +163,7 @@ func (d *Engine) ensureGolden(ctx context.Context, s *stream, w *world, rec *reg
 // discardTemplate drops a template whose build or clone failed and forgets
 // it; when the drop fails too, its record stays, marked broken, so golden
 // list shows it and golden drop retries. The caller holds its lock.
-func (d *Engine) discardTemplate(ctx context.Context, conn *adapter.Conn, store *golden.Store, r *golden.Record, gt sdk.Target) {
+func (d *Engine) discardTemplate(ctx context.Context, conn AdapterConn, store *golden.Store, r *golden.Record, gt sdk.Target) {
 	ctx = context.WithoutCancel(ctx)
 	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: gt}); err != nil {
 		d.log.Warn("drop a template that failed; it stays listed as broken", "template", r.Slice, "error", err)
@@ -183,7 +182,7 @@ func (d *Engine) discardTemplate(ctx context.Context, conn *adapter.Conn, store 
 // least recently used first, keeping keepSlice. A template that cannot be
 // dropped is logged and stays listed; the world being brought up does not
 // depend on it.
-func (d *Engine) evictGoldens(ctx context.Context, s *stream, w *world, svc *config.Service, conn *adapter.Conn, g golden.Group, keepSlice string) {
+func (d *Engine) evictGoldens(ctx context.Context, s *stream, w *world, svc *config.Service, conn AdapterConn, g golden.Group, keepSlice string) {
 	store := d.GoldenStore()
 	recs, err := store.List()
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
-	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/golden"
@@ -106,11 +106,11 @@ func (d *Engine) dropTemplate(ctx context.Context, s *stream, a *api.GoldenArgs,
 	defer m.Unlock()
 	s.progress(a.Action, r.Service, r.Slice)
 	t, svc, found := d.templateTarget(ctx, a, r)
-	var opts []adapter.OpenOption
-	if svc != nil && svc.Timeout > 0 {
-		opts = append(opts, adapter.WithTimeout(svc.Timeout))
+	var timeout time.Duration
+	if svc != nil {
+		timeout = svc.Timeout
 	}
-	conn, err := d.adapter.Open(ctx, r.Adapter, opts...)
+	conn, err := d.adapter.Open(ctx, r.Adapter, timeout)
 	if err != nil {
 		return api.Errorf(api.CodeInvalid, "drop template %q: %w", r.Slice, err)
 	}

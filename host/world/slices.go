@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
@@ -75,12 +74,8 @@ func (d *Engine) target(w *world, svc *config.Service, sliceName string, coords 
 }
 
 // openAdapter opens the adapter of a service with its timeout.
-func (d *Engine) openAdapter(ctx context.Context, svc *config.Service) (*adapter.Conn, error) {
-	var opts []adapter.OpenOption
-	if svc.Timeout > 0 {
-		opts = append(opts, adapter.WithTimeout(svc.Timeout))
-	}
-	c, err := d.adapter.Open(ctx, svc.Adapter, opts...)
+func (d *Engine) openAdapter(ctx context.Context, svc *config.Service) (AdapterConn, error) {
+	c, err := d.adapter.Open(ctx, svc.Adapter, svc.Timeout)
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalid, "service %s: %w", svc.Name, err)
 	}
@@ -193,7 +188,7 @@ func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 }
 
 // buildSlice is the slow path: provision, resolve, migrate, seed.
-func (d *Engine) buildSlice(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn *adapter.Conn, name string) (slice, error) {
+func (d *Engine) buildSlice(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
 	ev := events.Event{Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter}
 	s.progress("provision", svc.Name, name)
 	t := d.target(w, svc, name, w.coords())
@@ -214,7 +209,7 @@ func (d *Engine) buildSlice(ctx context.Context, s *stream, w *world, rec *regis
 	return sl, nil
 }
 
-func (d *Engine) resolveSlice(ctx context.Context, conn *adapter.Conn, svc *config.Service, t sdk.Target) (slice, error) {
+func (d *Engine) resolveSlice(ctx context.Context, conn AdapterConn, svc *config.Service, t sdk.Target) (slice, error) {
 	res, err := conn.Resolve(ctx, &sdk.ResolveRequest{Target: t})
 	if err != nil {
 		return slice{}, api.Errorf(api.CodeFailed, "resolve %s slice %q for %s: %w", svc.Adapter, t.Slice, svc.Name, err)

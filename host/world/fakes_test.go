@@ -1,0 +1,242 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/binkyhq/binky/host/adapter"
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/names"
+)
+
+// adapterCall is one call the engine made on the fake adapter host.
+type adapterCall struct {
+	Verb   string // provision, resolve, clone, destroy
+	Slice  string
+	Config map[string]any
+}
+
+func (c adapterCall) String() string { return c.Verb + " " + c.Slice }
+
+// fakeAdapters is an adapter host whose every adapter keeps its slices in
+// memory. It records every call and fails a verb on demand.
+type fakeAdapters struct {
+	mu     sync.Mutex
+	slices map[string]map[string]any // slice → the config it was provisioned with
+	calls  []adapterCall
+	fail   map[string]fakeFailure // verb → how it fails
+}
+
+type fakeFailure struct {
+	err   error
+	times int // how many calls still fail; <0: every call
+}
+
+func newFakeAdapters() *fakeAdapters {
+	return &fakeAdapters{slices: map[string]map[string]any{}, fail: map[string]fakeFailure{}}
+}
+
+// failNext makes the next times calls of verb fail with err (times < 0:
+// every call from now on).
+func (f *fakeAdapters) failNext(verb string, times int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail[verb] = fakeFailure{err: err, times: times}
+}
+
+// takeCalls returns the calls made since the last takeCalls.
+func (f *fakeAdapters) takeCalls() []adapterCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.calls
+	f.calls = nil
+	return c
+}
+
+// sliceNames is the slices that exist, sorted.
+func (f *fakeAdapters) sliceNames() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(maps.Keys(f.slices))
+}
+
+// call records one call and says whether it fails.
+func (f *fakeAdapters) call(verb string, t sdk.Target) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, adapterCall{Verb: verb, Slice: t.Slice, Config: maps.Clone(t.Config)})
+	ff, ok := f.fail[verb]
+	if !ok || ff.times == 0 {
+		return nil
+	}
+	if ff.times > 0 {
+		ff.times--
+		f.fail[verb] = ff
+	}
+	return ff.err
+}
+
+func (f *fakeAdapters) Find(_ context.Context, name string) (*adapter.Info, error) {
+	return &adapter.Info{Name: name, Implementation: name, Protocol: sdk.Protocol, Clone: true}, nil
+}
+
+func (f *fakeAdapters) Open(_ context.Context, name string, _ time.Duration) (AdapterConn, error) {
+	return &fakeConn{f: f, name: name}, nil
+}
+
+type fakeConn struct {
+	f    *fakeAdapters
+	name string
+}
+
+func (c *fakeConn) Info() adapter.Info {
+	return adapter.Info{Name: c.name, Implementation: c.name, Protocol: sdk.Protocol, Clone: true}
+}
+
+func (c *fakeConn) Provision(_ context.Context, req *sdk.ProvisionRequest) (*sdk.ProvisionResponse, error) {
+	if err := c.f.call("provision", req.Target); err != nil {
+		return nil, err
+	}
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	_, existed := c.f.slices[req.Slice]
+	if !existed {
+		c.f.slices[req.Slice] = maps.Clone(req.Config)
+	}
+	return &sdk.ProvisionResponse{Existed: &existed}, nil
+}
+
+func (c *fakeConn) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
+	if err := c.f.call("resolve", req.Target); err != nil {
+		return nil, err
+	}
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	if _, ok := c.f.slices[req.Slice]; !ok {
+		return nil, sdk.Errorf(sdk.CodeConflict, "slice %q does not exist", req.Slice)
+	}
+	return &sdk.ResolveResponse{Address: c.name + "://" + req.Slice, Values: map[string]string{"path": "/fake/" + req.Slice}}, nil
+}
+
+func (c *fakeConn) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
+	if err := c.f.call("clone", req.Target); err != nil {
+		return nil, err
+	}
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	src, ok := c.f.slices[req.Source]
+	if !ok {
+		return nil, sdk.Errorf(sdk.CodeConflict, "template %q does not exist", req.Source)
+	}
+	c.f.slices[req.Slice] = maps.Clone(src)
+	return &sdk.CloneResponse{Method: "copy"}, nil
+}
+
+func (c *fakeConn) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
+	if err := c.f.call("destroy", req.Target); err != nil {
+		return nil, err
+	}
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	delete(c.f.slices, req.Slice)
+	return &sdk.DestroyResponse{}, nil
+}
+
+func (c *fakeConn) Close() error { return nil }
+
+// fakeDaemon is the daemon's side of the engine (world.Options' function
+// fields) as a test has it: events recorded in a slice, routes and
+// admission recorded and otherwise no-ops, worlds found and locked as the
+// daemon does.
+type fakeDaemon struct {
+	reg   *registry.Registry
+	world KeyedLocks[Lock]
+	repo  KeyedLocks[Lock]
+
+	mu       sync.Mutex
+	events   []events.Event
+	admitted []string // project/worktree of each admit
+	released []string // project/worktree of each release
+	routes   int      // route refreshes asked
+}
+
+// eventNames is the names of the events emitted so far, in order.
+func (d *fakeDaemon) eventNames() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, e := range d.events {
+		out = append(out, string(e.Event))
+	}
+	return out
+}
+
+// options fills o's daemon side with d.
+func (d *fakeDaemon) options(o *Options) {
+	o.Emit = func(e events.Event) {
+		d.mu.Lock()
+		d.events = append(d.events, e)
+		d.mu.Unlock()
+	}
+	o.FindWorld = func(ctx context.Context, ref api.WorldRef) (*registry.Worktree, error) {
+		return Find(ctx, d.reg, ref)
+	}
+	o.LockWorld = d.lockWorld
+	o.WorldLock = func(project, wt string) *Lock { return d.world.Get(project + "/" + wt) }
+	o.RepoLock = func(root string) *Lock { return d.repo.Get(root) }
+	o.Admit = func(_ context.Context, _ *Stream, _ *config.Config, w *registry.Worktree, _ bool) error {
+		d.record(&d.admitted, Key(w.Project, w.Name))
+		return nil
+	}
+	o.Released = func(project, wt string) { d.record(&d.released, Key(project, wt)) }
+	o.BeforeStop = func(context.Context, *registry.Worktree) {}
+	o.RefreshRoutes = func(context.Context) { d.mu.Lock(); d.routes++; d.mu.Unlock() }
+	o.RefreshRoutesAsync = func() { d.mu.Lock(); d.routes++; d.mu.Unlock() }
+	o.WorldStatus = func(_ context.Context, rec *registry.Worktree) (*api.World, error) { return Summary(rec), nil }
+	o.URLFor = func(*config.Config) func(string) string {
+		return func(host string) string { return "http://" + host }
+	}
+	o.HostOf = func(cfg *config.Config, rec *registry.Worktree) func(string) string {
+		return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
+	}
+	o.WorldConfig = func(rec *registry.Worktree) (*config.Config, error) {
+		cfg, err := LoadConfig(filepath.Join(rec.Path, "binky.toml"))
+		if err != nil && rec.Repo != "" {
+			cfg, err = LoadConfig(filepath.Join(rec.Repo, "binky.toml"))
+		}
+		return cfg, err
+	}
+}
+
+func (d *fakeDaemon) record(list *[]string, key string) {
+	d.mu.Lock()
+	*list = append(*list, key)
+	d.mu.Unlock()
+}
+
+// lockWorld finds a world and takes its lock, as the daemon does.
+func (d *fakeDaemon) lockWorld(ctx context.Context, s *Stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error) {
+	rec, err := Find(ctx, d.reg, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := d.world.Get(rec.Project + "/" + rec.Name)
+	if err := m.Lock(ctx, s, op, rec.Name); err != nil {
+		return nil, nil, api.Errorf(api.CodeConflict, "%v", err)
+	}
+	fresh, err := d.reg.WorktreeByID(ctx, rec.ID)
+	if err != nil {
+		m.Unlock()
+		return nil, nil, fmt.Errorf("read world %s again: %w", rec.Name, err)
+	}
+	return fresh, m.Unlock, nil
+}

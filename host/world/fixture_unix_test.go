@@ -69,16 +69,17 @@ type fixture struct {
 	wt   string // a worktree of it, on branch feat: the world under test
 	hold string // $HOLD of the world's commands and probes
 	env  map[string]string
-	said string   // what the last operation wrote to its caller
-	seen []int    // every service pid the test has seen
+	said string // what the last operation wrote to its caller
+	seen []int  // every service pid the test has seen
 }
 
 // newFixture builds an engine over a fresh home for a world of config (its
 // PORTRANGE replaced by a free range), committed in a new repository, with
-// a worktree on branch feat. $HOLD/go exists: health probes pass.
+// a worktree on branch feat. $HOLD/go exists: health probes pass. The
+// caller (or its parent test, for parallel subtests) has called
+// gittest.Isolate.
 func newFixture(t *testing.T, config string) *fixture {
 	t.Helper()
-	gittest.Isolate(t)
 	ctx := context.Background()
 	base := t.TempDir()
 	home := filepath.Join(base, "home")

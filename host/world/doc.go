@@ -2,10 +2,10 @@
 // (config → worktree → admission → ports → slices → supervise → routes),
 // down, remove, reset, restart, verify, run, golden templates and the
 // re-adoption of what a previous daemon left running (Reconcile). Its
-// Engine holds the registry, the port allocator, the adapter host and the
-// supervisor; what stays the daemon's own — the event log, locking a
-// world, the admission queue, routes and status — reaches it as
-// functions in Options, and the daemon calls an op (OpUp, OpDown…) with
+// Engine holds the registry, the port allocator, the adapter host (through
+// the consumer interface Adapters, adapters.go) and the supervisor; what
+// stays the daemon's own — the event log, locking a world, the admission
+// queue, routes and status — reaches it as functions in Options, and the daemon calls an op (OpUp, OpDown…) with
 // the caller's stream. The Stream (stream.go) writes every frame within
 // FrameWait, so a caller that stops reading loses its stream instead of
 // holding the op; the Lock (lock.go), which the daemon keeps one of per

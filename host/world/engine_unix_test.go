@@ -66,6 +66,9 @@ func TestEngineOps(t *testing.T) {
 				if w.Worktree != "feat" || w.Noop {
 					t.Errorf("up answered world %q noop %v; want feat, not a noop", w.Worktree, w.Noop)
 				}
+				if got := f.fa.sliceConfig("fx_feat"); got["size"] != "small" {
+					t.Errorf("slice fx_feat was provisioned with config %v; want binky.toml's size = small", got)
+				}
 				if ev := f.fd.eventNames(); !slices.Contains(ev, "up_done") || !slices.Contains(ev, "slice_provisioned") {
 					t.Errorf("events = %q; want slice_provisioned and up_done", ev)
 				}

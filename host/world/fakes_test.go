@@ -69,6 +69,14 @@ func (f *fakeAdapters) sliceNames() []string {
 	return slices.Sorted(maps.Keys(f.slices))
 }
 
+// sliceConfig is the config slice name was provisioned with (nil: no
+// such slice).
+func (f *fakeAdapters) sliceConfig(name string) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.slices[name])
+}
+
 // call records one call and says whether it fails.
 func (f *fakeAdapters) call(verb string, t sdk.Target) error {
 	f.mu.Lock()
@@ -240,3 +248,8 @@ func (d *fakeDaemon) lockWorld(ctx context.Context, s *Stream, op string, ref ap
 	}
 	return fresh, m.Unlock, nil
 }
+
+var (
+	_ Adapters    = (*fakeAdapters)(nil)
+	_ AdapterConn = (*fakeConn)(nil)
+)

@@ -152,11 +152,16 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 		// The reason status shows: what failed, on one line (oneLine), redacted
 		// (the full text, with log lines, went to the caller).
 		reason := OneLine(d.redact.String(err.Error()))
-		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, state.WorldFailed, reason); serr != nil {
+		// An up cut off by its context (a stopping daemon, a caller gone
+		// while queued) still records why: with the op's context, the
+		// record would fail too and the world would stay "starting".
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if serr := d.reg.SetWorktreeStateReason(rctx, rec.ID, state.WorldFailed, reason); serr != nil {
 			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
 		}
 		d.emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
-		d.refreshRoutes(ctx)
+		d.refreshRoutes(rctx)
 		return err
 	}
 	if cfgErr != nil {

@@ -26,7 +26,7 @@ func (s dashSource) Worlds(ctx context.Context) ([]dashboard.World, error) {
 	}
 	var out []dashboard.World
 	for _, rec := range recs {
-		w, err := s.d.worldStatus(ctx, rec)
+		w, err := s.d.w.WorldStatus(ctx, rec)
 		if err != nil {
 			return nil, err
 		}

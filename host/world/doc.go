@@ -1,8 +1,8 @@
 // Package world owns the lifecycle of one world: `up` as plan and apply
 // (config → worktree → admission → ports → slices → supervise → routes),
 // down, remove, reset, restart, verify, run, golden templates and the
-// re-adoption of what a previous daemon left running (Reconcile), a
-// world's status (Status, WorldStatus: from the records, the supervisor's
+// re-adoption of what a previous daemon left running (Reconcile), the
+// worlds' status (Status: from the records, the supervisor's
 // live state, health and the last verify; status.go), the config of a
 // recorded world (Config), suspend, resume and pause (suspend.go) and the
 // start of a woken down world from its recorded run specs (WakeStart,

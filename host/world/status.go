@@ -16,7 +16,7 @@ import (
 )
 
 // Status describes the worlds a names (the world named or here, else
-// every recorded world), each from its records, the supervisor's live
+// every recorded world, in the registry's order), each from its records, the supervisor's live
 // state, health and its last verify, and the home they run in. What the
 // daemon knows besides (the admission queue, the proxy, degraded mode) it
 // adds itself; it also orders the worlds.
@@ -50,12 +50,9 @@ func (e *Engine) Status(ctx context.Context, a api.StatusArgs) (*api.StatusResul
 	return res, nil
 }
 
-// WorldStatus describes one world from the registry and the supervisor's
-// live state. Addresses are redacted: status never shows a secret.
-func (e *Engine) WorldStatus(ctx context.Context, rec *registry.Worktree) (*api.World, error) {
-	return e.worldStatus(ctx, rec)
-}
-
+// worldStatus describes one world from the registry and the supervisor's
+// live state (what up, down, reset and restart answer). Addresses are
+// redacted: status never shows a secret.
 func (e *Engine) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.World, error) {
 	return e.statusOf(ctx, rec, newStatusMemo())
 }

@@ -76,7 +76,7 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 			case state.WorldUp, state.WorldStarting, state.WorldSuspended:
 				key := world.Key(rec.Project, rec.Name)
 				d.adm.Hold(key, rec.State == state.WorldSuspended)
-				if cfg, err := d.worldConfig(rec); err == nil {
+				if cfg, err := d.w.Config(rec); err == nil {
 					d.adm.SetIdle(key, cfg.Project.IdleSuspend)
 				}
 			}
@@ -236,96 +236,22 @@ func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *re
 // controller's Live hook): suspending a world with none frees nothing.
 func (d *Daemon) worldLive(key string) bool {
 	project, wt := splitKey(key)
-	for _, st := range d.sup.Statuses() {
-		if st.Key.Home == d.homeID && st.Key.Project == project && st.Key.Worktree == wt && st.Pid != 0 {
-			return true
-		}
-	}
-	return false
+	return d.w.Live(project, wt)
 }
 
-// suspendWorld stops every process of a world (the controller's Suspend
-// hook). A world another op is working on is left alone.
+// suspendWorld is the controller's Suspend hook: the engine suspends the
+// world, with the reason admission recorded for it.
 func (d *Daemon) suspendWorld(key string) error {
 	project, wt := splitKey(key)
-	m := d.worldLock(project, wt)
-	if !m.TryLock("suspend", wt) {
-		return fmt.Errorf("world %s is busy", key)
-	}
-	defer m.Unlock()
-	ctx := context.Background()
-	rec, err := d.reg.Worktree(ctx, project, wt)
-	if err != nil {
-		return err
-	}
-	if rec.State != state.WorldUp {
-		return fmt.Errorf("world %s is %s, not up", key, rec.State)
-	}
-	if err := d.pauseWorld(ctx, rec, true); err != nil {
-		d.pauseWorld(ctx, rec, false)
-		return err
-	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldSuspended); err != nil {
-		d.pauseWorld(ctx, rec, false)
-		return err
-	}
 	why, _ := d.adm.Suspended(key)
-	d.emit(events.Event{Event: events.WorldSuspended, Project: project, Worktree: wt, Detail: why})
-	d.log.Info("world suspended", "world", key, "why", why)
-	d.refreshRoutes(ctx)
-	return nil
+	return d.w.Suspend(context.Background(), project, wt, why)
 }
 
-// resumeWorld continues a suspended world's processes (the controller's
-// Resume hook, and up on a suspended world).
+// resumeWorld is the controller's Resume hook (and up on a suspended
+// world's): the engine continues the world.
 func (d *Daemon) resumeWorld(key string) error {
 	project, wt := splitKey(key)
-	ctx := context.Background()
-	m := d.worldLock(project, wt)
-	if err := m.Lock(ctx, nil, "resume", wt); err != nil {
-		return err
-	}
-	defer m.Unlock()
-	rec, err := d.reg.Worktree(ctx, project, wt)
-	if err != nil {
-		return err
-	}
-	if rec.State != state.WorldSuspended {
-		return nil // stopped or removed meanwhile
-	}
-	if err := d.pauseWorld(ctx, rec, false); err != nil {
-		return err
-	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
-		return err
-	}
-	d.emit(events.Event{Event: events.WorldResumed, Project: project, Worktree: wt})
-	d.log.Info("world resumed", "world", key)
-	d.refreshRoutes(ctx)
-	return nil
-}
-
-// pauseWorld stops (or continues) each cmd service's process group, then
-// anything else carrying the world's marker.
-func (d *Daemon) pauseWorld(ctx context.Context, rec *registry.Worktree, stop bool) error {
-	svcs, err := d.reg.Services(ctx, rec.ID)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, sv := range svcs {
-		if sv.Kind != registry.KindCmd {
-			continue
-		}
-		key := d.w.SupKey(rec.Project, rec.Name, sv.Name)
-		if stop {
-			errs = append(errs, d.sup.Suspend(key))
-		} else {
-			errs = append(errs, d.sup.Resume(key))
-		}
-	}
-	supervisor.PauseMarked(supervisor.WorldMarker(d.homeID, rec.Project, rec.Name), stop)
-	return errors.Join(errs...)
+	return d.w.Resume(context.Background(), project, wt)
 }
 
 // beforeStop continues a suspended world before down or remove stops it: a
@@ -334,7 +260,7 @@ func (d *Daemon) beforeStop(ctx context.Context, rec *registry.Worktree) {
 	if d.adm == nil || rec.State != state.WorldSuspended {
 		return
 	}
-	if err := d.pauseWorld(ctx, rec, false); err != nil {
+	if err := d.w.Pause(ctx, rec, false); err != nil {
 		d.log.Warn("continue a suspended world before stopping it", "world", rec.Name, "error", err)
 	}
 }

@@ -86,7 +86,6 @@ type Daemon struct {
 	deg       degradedMode // the home takes no new data (degraded.go)
 	ports     *ports.Allocator
 	adapter   *adapter.Host
-	sup       *supervisor.Supervisor
 	cgroups   *supervisor.Cgroups // nil: processes tracked by group and marker only
 	proxy     *proxy.Proxy
 	adm       *admission.Controller // the admission queue (admission.go)
@@ -223,11 +222,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		WorldLock: d.worldLock, RepoLock: d.repoLock,
 		Admit: d.admit, Released: d.released, BeforeStop: d.beforeStop,
 		RefreshRoutes: d.refreshRoutes, RefreshRoutesAsync: d.refreshRoutesAsync,
-		WorldStatus: d.worldStatus, URLFor: d.urlFor, HostOf: d.hostOf,
-		WorldConfig: d.worldConfig,
+		URLFor: d.urlFor, HostOf: d.hostOf,
 	})
-	d.sup = d.w.Supervisor()
-	defer d.sup.Shutdown()
+	defer d.w.Shutdown()
 
 	d.startPprof(ctx)
 	d.startProxy(ctx)
@@ -384,9 +381,6 @@ func (d *Daemon) opStop(ctx context.Context, _ json.RawMessage, _ *stream) (any,
 	}()
 	return struct{}{}, nil
 }
-
-// logDir is where a world's service logs live.
-func (d *Daemon) logDir(project, worktree string) string { return d.w.LogDir(project, worktree) }
 
 // redactedOutput redacts each write (hclog writes one entry per call).
 type redactedOutput struct {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/dashboard"
 	"github.com/binkyhq/binky/host/events"
 )
@@ -20,16 +21,12 @@ func (d *Daemon) dashboardHandler() http.Handler {
 type dashSource struct{ d *Daemon }
 
 func (s dashSource) Worlds(ctx context.Context) ([]dashboard.World, error) {
-	recs, err := s.d.reg.Worktrees(ctx)
+	res, err := s.d.w.Status(ctx, api.StatusArgs{})
 	if err != nil {
 		return nil, err
 	}
 	var out []dashboard.World
-	for _, rec := range recs {
-		w, err := s.d.worldStatus(ctx, rec)
-		if err != nil {
-			return nil, err
-		}
+	for _, w := range res.Worlds {
 		dw := dashboard.World{Project: w.Project, Worktree: w.Worktree, Path: w.Path, State: w.State, Reason: w.Reason}
 		if w.Branch != w.Worktree {
 			dw.Branch = w.Branch

@@ -2,9 +2,12 @@
 // serves the api protocol on daemon.sock (a named pipe on Windows), keeps
 // the op table, the locks (one world, one repository at a time:
 // world.Lock, whose wait ends with its context), the event log, the
-// admission queue, the proxy's routes and status, and wires them into
-// host/world's Engine, which runs a world's lifecycle (up, down,
-// remove, reset, restart, verify, run, golden). It owns degraded mode
+// admission queue and its policy (the engine suspends, resumes and
+// wake-starts a world when admission says so), the proxy's routes, and
+// what status adds to the engine's answer (the queue, the proxy, degraded
+// mode), and wires them into host/world's Engine, which runs a world's
+// lifecycle (up, down, remove, reset, restart, verify, run, golden,
+// status, suspend/resume, wake-start) and keeps its supervisor. It owns degraded mode
 // (degraded.go): on a home that takes no new data it starts anyway,
 // re-adopts and supervises its worlds, refuses the verbs that write with
 // the reason, and leaves that mode once there is room again. No caller

@@ -2,10 +2,8 @@ package daemon
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/binkyhq/binky/host/api"
-	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/world"
 )
@@ -41,27 +39,4 @@ func (d *Daemon) lockWorld(ctx context.Context, s *stream, op string, ref api.Wo
 		return nil, nil, err
 	}
 	return fresh, m.Unlock, nil
-}
-
-// worldConfig loads the config a recorded world was brought up with.
-func (d *Daemon) worldConfig(rec *registry.Worktree) (*config.Config, error) {
-	// The worktree's own file, the one it was brought up with, then the
-	// main repository's: a remove cut short after the worktree went still
-	// finds the adapters of the slices it has left to destroy.
-	paths := []string{filepath.Join(rec.Path, "binky.toml"), rec.ConfigPath}
-	if rec.Repo != "" {
-		paths = append(paths, filepath.Join(rec.Repo, "binky.toml"))
-	}
-	var lastErr error
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		cfg, err := world.LoadConfig(p)
-		if err == nil {
-			return cfg, nil
-		}
-		lastErr = err
-	}
-	return nil, lastErr
 }

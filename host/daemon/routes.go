@@ -102,7 +102,7 @@ func (d *Daemon) refreshRoutes(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		cfg, cfgErr := d.worldConfig(rec)
+		cfg, cfgErr := d.w.Config(rec)
 		for _, sv := range svcs {
 			if sv.Kind != registry.KindCmd || sv.URL == "" || cfgErr != nil {
 				continue
@@ -113,8 +113,8 @@ func (d *Daemon) refreshRoutes(ctx context.Context) {
 			}
 			port := sv.Ports[c.PortNames()[0]]
 			meets := proxy.StateDown
-			if st, ok := d.sup.State(d.w.SupKey(rec.Project, rec.Name, sv.Name)); ok {
-				meets = routeState(st.State)
+			if st, ok := d.w.ServiceState(rec.Project, rec.Name, sv.Name); ok {
+				meets = routeState(st)
 			}
 			if rec.State == state.WorldSuspended {
 				meets = proxy.StateSuspended

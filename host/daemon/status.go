@@ -3,310 +3,35 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/binkyhq/binky/host/api"
-	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/golden"
-	"github.com/binkyhq/binky/host/registry"
-	"github.com/binkyhq/binky/host/state"
-	"github.com/binkyhq/binky/host/supervisor"
-	"github.com/binkyhq/binky/host/worktree"
-	"github.com/binkyhq/binky/host/world"
 )
 
-// opStatus lists every world on the machine, grouped by project.
+// opStatus lists every world on the machine, grouped by project: the
+// engine describes the worlds (world.Engine.Status); the daemon adds the
+// admission queue, the proxy and degraded mode.
 func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (any, error) {
 	var a api.StatusArgs
 	if err := api.Decode(raw, &a); err != nil {
 		return nil, err
 	}
-	var recs []*registry.Worktree
-	if a.Name != "" || a.Here {
-		rec, err := d.findWorld(ctx, a.WorldRef)
-		if err != nil {
-			return nil, err
-		}
-		recs = []*registry.Worktree{rec}
-	} else {
-		var err error
-		if recs, err = d.reg.Worktrees(ctx); err != nil {
-			return nil, err
-		}
+	res, err := d.w.Status(ctx, a)
+	if err != nil {
+		return nil, err
 	}
-	res := api.StatusResult{Worlds: []api.World{}}
-	memo := newStatusMemo()
-	for _, rec := range recs {
-		w, err := d.statusOf(ctx, rec, memo)
-		if err != nil {
-			return nil, err
-		}
-		res.Worlds = append(res.Worlds, *w)
-	}
-	d.admissionStatus(&res, a.Name == "")
-	res.Home = &api.Home{ID: d.homeID, Dir: d.home}
-	if abs, err := filepath.Abs(d.home); err == nil {
-		res.Home.Dir = abs
-	}
+	d.admissionStatus(res, a.Name == "")
 	if d.proxy != nil {
 		res.Proxy = &api.ProxyInfo{Port: d.proxy.Port(), URL: d.proxy.URL(d.proxy.DashboardHost()), Note: d.proxy.Note()}
 	}
-	d.degradedStatus(ctx, &res)
+	d.degradedStatus(ctx, res)
 	sort.SliceStable(res.Worlds, func(i, j int) bool {
 		if res.Worlds[i].Project != res.Worlds[j].Project {
 			return res.Worlds[i].Project < res.Worlds[j].Project
 		}
 		return res.Worlds[i].Worktree < res.Worlds[j].Worktree
 	})
-	return res, nil
-}
-
-// worldStatus describes one world from the registry and the supervisor's
-// live state. Addresses are redacted: status never shows a secret.
-func (d *Daemon) worldStatus(ctx context.Context, rec *registry.Worktree) (*api.World, error) {
-	return d.statusOf(ctx, rec, newStatusMemo())
-}
-
-// statusOf is worldStatus reading configs and worktree HEADs through memo,
-// which a status of many worlds shares.
-func (d *Daemon) statusOf(ctx context.Context, rec *registry.Worktree, memo *statusMemo) (*api.World, error) {
-	w := world.Summary(rec)
-	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil {
-		w.Ports = [2]int{lo, hi}
-	}
-	svcs, err := d.reg.Services(ctx, rec.ID)
-	if err != nil {
-		return nil, err
-	}
-	order := map[string]int{}
-	adapters := map[string]string{}
-	if cfg := memo.config(ctx, rec); cfg != nil {
-		for i, n := range cfg.Order {
-			order[n] = i
-		}
-		for _, sv := range svcs {
-			if c, ok := cfg.Services[sv.Name]; ok && c.IsAdapter() {
-				adapters[sv.Name] = c.Adapter
-			}
-		}
-	}
-	sort.SliceStable(svcs, func(i, j int) bool { return order[svcs[i].Name] < order[svcs[j].Name] })
-	for _, sv := range svcs {
-		out := api.Service{
-			Name: sv.Name, Kind: sv.Kind, State: sv.State, Pid: sv.PID, Ports: sv.Ports,
-			URL: sv.URL, Adapter: adapters[sv.Name], Restarts: sv.Restarts, Error: d.redact.String(sv.LastError),
-		}
-		if sv.Address != "" {
-			out.Address = d.redact.String(world.RedactURL(sv.Address))
-		}
-		if out.Adapter != "" {
-			out.Clone = memo.cloneMethod(d.w.GoldenStore(), rec, sv.Name)
-		}
-		for _, p := range sv.Ports {
-			if out.Port == 0 || p < out.Port {
-				out.Port = p
-			}
-		}
-		supReason := ""
-		if sv.Kind == registry.KindCmd {
-			if st, ok := d.sup.State(d.w.SupKey(rec.Project, rec.Name, sv.Name)); ok {
-				out.State = st.State
-				out.Pid = st.Pid
-				out.Restarts = st.Restarts
-				supReason = d.redact.String(st.Reason)
-			} else if rec.State == state.WorldDown || out.State == "" {
-				out.State = state.ServiceStopped
-				out.Pid = 0
-			}
-			if out.State.Running() {
-				out.Error = "" // an old exit's text says nothing about this run
-				out.Warning = exposedWarning(sv.Ports)
-			}
-			switch out.State {
-			case state.ServiceFailed, state.ServiceLost, state.ServiceExited: // ended, and not by a stop
-				out.LogTail = d.logTail(rec, sv.Name)
-			}
-		}
-		out.Reason = serviceReason(out, supReason)
-		w.Services = append(w.Services, out)
-	}
-	w.State, w.Reason = worldState(w)
-	if w.Services == nil {
-		w.Services = []api.Service{}
-	}
-	if v, err := d.reg.LastVerifyRun(ctx, rec.ID); err == nil && v != nil {
-		w.Verify = world.VerifyOf(v)
-		if head, ok := memo.head(ctx, rec); ok && head != v.Commit {
-			w.Verify.Stale = true
-		}
-	}
-	return w, nil
-}
-
-// statusMemo is what one status request shares between its worlds: each
-// distinct binky.toml text parsed once (a project's worlds mostly share
-// it; status reads only the service order and adapters, which depend on
-// the text alone), and one `git worktree list` per repository for the
-// HEAD of every worktree, instead of several git runs per world.
-type statusMemo struct {
-	configs map[string]*config.Config // by file text; nil: does not parse
-	heads   map[string][]worktree.Worktree
-	goldens []*golden.Record // read on first use
-	listed  bool
-}
-
-// cloneMethod is how the world's slice of service was last cloned, from
-// the golden templates' records.
-func (m *statusMemo) cloneMethod(store *golden.Store, rec *registry.Worktree, service string) string {
-	if !m.listed {
-		m.goldens, _ = store.List() // unreadable records only cost this column
-		m.listed = true
-	}
-	for _, r := range m.goldens {
-		if r.Project == rec.Project && r.Service == service && r.Methods[rec.Name] != "" {
-			return r.Methods[rec.Name]
-		}
-	}
-	return ""
-}
-
-func newStatusMemo() *statusMemo {
-	return &statusMemo{configs: map[string]*config.Config{}, heads: map[string][]worktree.Worktree{}}
-}
-
-// config is the config rec was brought up with, as worldConfig finds it,
-// or nil when neither file parses without errors.
-func (m *statusMemo) config(ctx context.Context, rec *registry.Worktree) *config.Config {
-	for _, p := range []string{filepath.Join(rec.Path, "binky.toml"), rec.ConfigPath} {
-		if p == "" {
-			continue
-		}
-		data, err := readConfig(p)
-		if err != nil {
-			continue
-		}
-		cfg, seen := m.configs[string(data)]
-		if !seen {
-			if c, diags, err := config.ParseContext(ctx, p, data); err == nil && !diags.HasErrors() {
-				cfg = c
-			}
-			m.configs[string(data)] = cfg
-		}
-		if cfg != nil {
-			return cfg
-		}
-	}
-	return nil
-}
-
-// readConfig reads a binky.toml, at most one byte past config.MaxSize
-// (ParseContext refuses a longer one).
-func readConfig(path string) ([]byte, error) {
-	// A FIFO or device named binky.toml is refused, never waited on.
-	return config.ReadFile(path)
-}
-
-// head is the commit checked out in rec's worktree; false when git cannot
-// tell (the worktree or repository is gone).
-func (m *statusMemo) head(ctx context.Context, rec *registry.Worktree) (string, bool) {
-	key := rec.Repo
-	if key == "" {
-		key = rec.Path
-	}
-	wts, ok := m.heads[key]
-	if !ok {
-		if repo, err := worktree.Open(ctx, key); err == nil {
-			wts, _ = repo.List(ctx)
-		}
-		m.heads[key] = wts
-	}
-	for _, wt := range wts {
-		if world.SamePath(wt.Path, rec.Path) {
-			return wt.Head, true
-		}
-	}
-	return "", false
-}
-
-// failedTail is how many log lines status shows of a failed service.
-const failedTail = 5
-
-// logTail is the last lines of a service's log, redacted as one text (a
-// secret wrapped over lines is masked too), or nil when it has none.
-func (d *Daemon) logTail(rec *registry.Worktree, svc string) []string {
-	lines, err := supervisor.ReadLogs(filepath.Join(d.logDir(rec.Project, rec.Name), svc+".log"), failedTail)
-	if err != nil || len(lines) == 0 {
-		return nil
-	}
-	return strings.Split(d.redact.String(strings.Join(lines, "\n")), "\n")
-}
-
-// serviceReason is why a service is not as it should be, in one line, for
-// status, MCP and the dashboard; "" when it is. supReason is the
-// supervisor's (the failing probe and for how long).
-func serviceReason(sv api.Service, supReason string) string {
-	switch sv.State {
-	case state.ServiceUnhealthy:
-		if supReason != "" {
-			return supReason
-		}
-		return "unhealthy: its health check fails"
-	case state.ServiceFailed, state.ServiceLost, state.ServiceExited, state.ServiceBackoff:
-		switch {
-		case sv.Error == "":
-			return string(sv.State)
-		case strings.HasPrefix(sv.Error, string(sv.State)), strings.HasPrefix(sv.Error, "provisioning failed"):
-			return sv.Error
-		}
-		return string(sv.State) + ": " + sv.Error
-	}
-	return ""
-}
-
-// worldState is what status reports for a world: an up world whose service
-// gave up is degraded while others still run, failed when none does.
-func worldState(w *api.World) (state.World, string) {
-	if !w.State.Serving() {
-		return w.State, w.Reason
-	}
-	failed, live := 0, 0
-	var why []string
-	for _, sv := range w.Services {
-		if sv.Kind != registry.KindCmd {
-			continue
-		}
-		switch {
-		case sv.State.Ended():
-			failed++
-			why = append(why, sv.Name+" "+string(sv.State))
-		case sv.State == state.ServiceUnhealthy:
-			failed++
-			live++
-			why = append(why, sv.Name+" unhealthy")
-		default:
-			live++
-		}
-	}
-	reason := w.Reason // recorded: a slice a reset left half made
-	if len(why) > 0 {
-		if reason != "" {
-			reason += "; "
-		}
-		reason += strings.Join(why, ", ")
-	}
-	switch {
-	case w.State == state.WorldDegraded:
-		// Recorded so (a slice a killed reset left half made): it stays
-		// degraded, whatever else is down, until up repairs it.
-		return state.WorldDegraded, reason
-	case failed == 0:
-		return state.WorldUp, ""
-	case live > 0:
-		return state.WorldDegraded, reason
-	}
-	return state.WorldFailed, reason
+	return *res, nil
 }
 
 // opEnv prints exactly the world's expose set.

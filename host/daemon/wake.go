@@ -2,18 +2,14 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/binkyhq/binky/host/admission"
-	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/proxy"
-	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/state"
-	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/world"
 )
 
@@ -36,7 +32,7 @@ func (w waker) Wakeable(project, worktree string) bool {
 	if err != nil || rec.State != state.WorldDown {
 		return false
 	}
-	cfg, err := d.worldConfig(rec)
+	cfg, err := d.w.Config(rec)
 	return err == nil && cfg.Project.Wake
 }
 
@@ -78,7 +74,7 @@ func (w waker) Wake(ctx context.Context, project, worktree string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := d.worldConfig(rec)
+	cfg, err := d.w.Config(rec)
 	if err != nil {
 		return err
 	}
@@ -93,76 +89,12 @@ func (w waker) Wake(ctx context.Context, project, worktree string) error {
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wakeStartLimit)
 	defer cancel()
-	if err := d.startRecorded(sctx, cfg, rec); err != nil {
+	if err := d.w.WakeStart(sctx, cfg, rec); err != nil {
 		d.released(project, worktree)
 		return err
 	}
 	d.adm.SetIdle(key, cfg.Project.IdleSuspend)
 	d.emit(events.Event{Event: events.WorldWoken, Project: project, Worktree: worktree, Detail: "started"})
-	return nil
-}
-
-// startRecorded starts a down world's cmd services from their recorded run
-// specs, level by level, each waited healthy; slices and ports are kept
-// across down, so nothing else is needed.
-func (d *Daemon) startRecorded(ctx context.Context, cfg *config.Config, rec *registry.Worktree) error {
-	m := d.worldLock(rec.Project, rec.Name)
-	if err := m.Lock(ctx, nil, "wake", rec.Name); err != nil {
-		return err
-	}
-	defer m.Unlock()
-	fresh, err := d.reg.WorktreeByID(ctx, rec.ID)
-	if err != nil {
-		return err
-	}
-	if fresh.State == state.WorldUp {
-		return nil
-	}
-	if fresh.State != state.WorldDown {
-		return fmt.Errorf("world %s is %s: only a down world is started on request", rec.Name, fresh.State)
-	}
-	svcs, err := d.reg.Services(ctx, rec.ID)
-	if err != nil {
-		return err
-	}
-	specs := map[string]supervisor.Spec{}
-	for _, sv := range svcs {
-		if sv.Kind != registry.KindCmd || sv.Spec == "" {
-			continue
-		}
-		var spec supervisor.Spec
-		if err := json.Unmarshal([]byte(sv.Spec), &spec); err != nil {
-			return fmt.Errorf("read the recorded run of %s: %w (run binky up %s)", sv.Name, err, rec.Name)
-		}
-		specs[sv.Name] = spec
-	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldStarting); err != nil {
-		return err
-	}
-	for _, level := range cfg.StartOrder() {
-		for _, name := range level {
-			spec, ok := specs[name]
-			if !ok {
-				continue
-			}
-			if err := d.sup.Start(ctx, spec); err != nil {
-				d.reg.SetWorktreeState(ctx, rec.ID, state.WorldFailed)
-				return fmt.Errorf("start %s: %w", name, err)
-			}
-		}
-		for _, name := range level {
-			if spec, ok := specs[name]; ok {
-				if err := d.sup.WaitHealthy(ctx, spec.Key); err != nil {
-					d.reg.SetWorktreeState(ctx, rec.ID, state.WorldFailed)
-					return fmt.Errorf("%s did not become healthy: %w", name, err)
-				}
-			}
-		}
-	}
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
-		return err
-	}
-	d.refreshRoutes(ctx)
 	return nil
 }
 

@@ -23,7 +23,9 @@ import (
 // Engine runs the lifecycle of worlds: plan and apply an up, stop, remove,
 // reset, restart and golden templates. The daemon builds one (New) and
 // hands it what stays its own — the event log, finding and locking a world,
-// admission, routes, status — as functions in Options.
+// admission, routes — as functions in Options. The engine keeps its
+// supervisor: the daemon reaches the processes through the engine's
+// methods (Suspend, Resume, WakeStart, ServiceState, Shutdown).
 type Engine struct {
 	home    string
 	homeID  string
@@ -48,10 +50,8 @@ type Engine struct {
 	beforeStop         func(context.Context, *registry.Worktree)
 	refreshRoutes      func(context.Context)
 	refreshRoutesAsync func()
-	worldStatus        func(context.Context, *registry.Worktree) (*api.World, error)
 	urlFor             func(*config.Config) func(string) string
 	hostOf             func(*config.Config, *registry.Worktree) func(string) string
-	worldConfig        func(*registry.Worktree) (*config.Config, error)
 
 	// unfailed holds the ids of worlds Reconcile found mid-up but could
 	// not mark failed (the registry took no writes); RecordLive retries.
@@ -93,10 +93,8 @@ type Options struct {
 	BeforeStop         func(context.Context, *registry.Worktree)
 	RefreshRoutes      func(context.Context)
 	RefreshRoutesAsync func()
-	WorldStatus        func(context.Context, *registry.Worktree) (*api.World, error)
 	URLFor             func(*config.Config) func(string) string
 	HostOf             func(*config.Config, *registry.Worktree) func(string) string
-	WorldConfig        func(*registry.Worktree) (*config.Config, error)
 }
 
 // New builds the engine and the supervisor its services run under.
@@ -108,8 +106,7 @@ func New(o Options) *Engine {
 		worldLock: o.WorldLock, repoLock: o.RepoLock, admit: o.Admit,
 		released: o.Released, beforeStop: o.BeforeStop,
 		refreshRoutes: o.RefreshRoutes, refreshRoutesAsync: o.RefreshRoutesAsync,
-		worldStatus: o.WorldStatus, urlFor: o.URLFor, hostOf: o.HostOf,
-		worldConfig: o.WorldConfig,
+		urlFor: o.URLFor, hostOf: o.HostOf,
 	}
 	e.sup = supervisor.New(supervisor.Options{
 		Logger:      o.Logger.Named("supervisor"),
@@ -124,9 +121,6 @@ func New(o Options) *Engine {
 // SetAdmission hands the engine the admission queue an up waits in and
 // gives its place back to (unless Options.AdmissionOff).
 func (d *Engine) SetAdmission(adm *admission.Controller) { d.adm = adm }
-
-// Supervisor is the supervisor the engine's services run under.
-func (d *Engine) Supervisor() *supervisor.Supervisor { return d.sup }
 
 // LogDir is where a world's service logs live.
 func (d *Engine) LogDir(project, worktree string) string { return d.logDir(project, worktree) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -209,19 +208,11 @@ func (d *fakeDaemon) options(o *Options) {
 	o.BeforeStop = func(context.Context, *registry.Worktree) {}
 	o.RefreshRoutes = func(context.Context) { d.mu.Lock(); d.routes++; d.mu.Unlock() }
 	o.RefreshRoutesAsync = func() { d.mu.Lock(); d.routes++; d.mu.Unlock() }
-	o.WorldStatus = func(_ context.Context, rec *registry.Worktree) (*api.World, error) { return Summary(rec), nil }
 	o.URLFor = func(*config.Config) func(string) string {
 		return func(host string) string { return "http://" + host }
 	}
 	o.HostOf = func(cfg *config.Config, rec *registry.Worktree) func(string) string {
 		return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
-	}
-	o.WorldConfig = func(rec *registry.Worktree) (*config.Config, error) {
-		cfg, err := LoadConfig(filepath.Join(rec.Path, "binky.toml"))
-		if err != nil && rec.Repo != "" {
-			cfg, err = LoadConfig(filepath.Join(rec.Repo, "binky.toml"))
-		}
-		return cfg, err
 	}
 }
 

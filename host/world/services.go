@@ -43,20 +43,28 @@ func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *reg
 		return fmt.Errorf("record service %s: %w", svc.Name, err)
 	}
 	s.progress("start", svc.Name, "")
-	if err := d.sup.Start(ctx, spec); err != nil {
-		return api.Errorf(api.CodeFailed, "start %s: %w", svc.Name, err)
+	return d.runSpec(ctx, s, svc.Name, spec)
+}
+
+// runSpec starts a cmd service's process from spec and waits until it is
+// healthy, telling s (nil: nobody) of each step.
+func (e *Engine) runSpec(ctx context.Context, s *stream, name string, spec supervisor.Spec) error {
+	if err := e.sup.Start(ctx, spec); err != nil {
+		return api.Errorf(api.CodeFailed, "start %s: %w", name, err)
 	}
-	if spec.Health != nil {
-		s.progress("health", svc.Name, spec.Health.String())
+	if spec.Health != nil && s != nil {
+		s.progress("health", name, spec.Health.String())
 	}
-	if err := d.sup.WaitHealthy(ctx, spec.Key); err != nil {
+	if err := e.sup.WaitHealthy(ctx, spec.Key); err != nil {
 		var he *supervisor.HealthError
 		if errors.As(err, &he) {
 			return api.Wrap(api.CodeFailed, err)
 		}
-		return api.Errorf(api.CodeFailed, "%s did not become healthy: %w", svc.Name, err)
+		return api.Errorf(api.CodeFailed, "%s did not become healthy: %w", name, err)
 	}
-	s.progress("healthy", svc.Name, "")
+	if s != nil {
+		s.progress("healthy", name, "")
+	}
 	return nil
 }
 

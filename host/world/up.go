@@ -269,24 +269,10 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 
 	// 6. supervise: cmd services level by level, independent ones in parallel.
 	coords := w.coords()
-	for _, level := range cfg.StartOrder() {
-		var wg sync.WaitGroup
-		errs := make([]error, len(level))
-		for i, name := range level {
-			svc := cfg.Services[name]
-			if svc.IsAdapter() {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = d.startService(ctx, s, w, rec, svc, coords)
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return nil, err
-		}
+	if err := startLevels(cfg, func(name string) error {
+		return d.startService(ctx, s, w, rec, cfg.Services[name], coords)
+	}); err != nil {
+		return nil, err
 	}
 
 	// 7. proxy, 8. registry.
@@ -297,6 +283,32 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 	s.progress("ready", "", "")
 	rec.State = state.WorldUp
 	return d.worldStatus(ctx, rec)
+}
+
+// startLevels starts the cmd services of cfg level by level in its
+// depends_on order, the independent ones of a level together: start
+// starts one and returns once it is healthy. The first level with a
+// failure ends it.
+func startLevels(cfg *config.Config, start func(name string) error) error {
+	for _, level := range cfg.StartOrder() {
+		var wg sync.WaitGroup
+		errs := make([]error, len(level))
+		for i, name := range level {
+			if cfg.Services[name].IsAdapter() {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = start(name)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func rangeOf(cfg *config.Config) [2]int {

@@ -1,4 +1,4 @@
-package daemon
+package world
 
 import "github.com/binkyhq/binky/host/listeners"
 

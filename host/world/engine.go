@@ -14,7 +14,6 @@ import (
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
@@ -23,8 +22,8 @@ import (
 
 // Engine runs the lifecycle of worlds: plan and apply an up, stop, remove,
 // reset, restart and golden templates. The daemon builds one (New) and
-// hands it what stays its own — the event log, finding and locking a world,
-// admission, routes, status — as functions in Options.
+// hands it what stays its own — the event log, routes, admission — as the
+// small interfaces of surface.go.
 type Engine struct {
 	home    string
 	homeID  string
@@ -38,21 +37,16 @@ type Engine struct {
 	adm     *admission.Controller
 	admOff  bool
 
-	// The daemon's side, called by name as its methods were.
-	emit               func(events.Event)
-	findWorld          func(context.Context, api.WorldRef) (*registry.Worktree, error)
-	lockWorld          func(ctx context.Context, s *Stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error)
-	worldLock          func(project, worktree string) *Lock
-	repoLock           func(root string) *Lock
-	admit              func(ctx context.Context, s *stream, cfg *config.Config, w *registry.Worktree, noWait bool) error
-	released           func(project, wt string)
-	beforeStop         func(context.Context, *registry.Worktree)
-	refreshRoutes      func(context.Context)
-	refreshRoutesAsync func()
-	worldStatus        func(context.Context, *registry.Worktree) (*api.World, error)
-	urlFor             func(*config.Config) func(string) string
-	hostOf             func(*config.Config, *registry.Worktree) func(string) string
-	worldConfig        func(*registry.Worktree) (*config.Config, error)
+	// The daemon's side (surface.go).
+	events    Events
+	routes    Routes
+	admission Admission
+	// Of the daemon still (issue 38 moves them here).
+	worldStatus func(context.Context, *registry.Worktree) (*api.World, error)
+	worldConfig func(*registry.Worktree) (*config.Config, error)
+
+	worlds KeyedLocks[Lock] // project/worktree → serializes ops on one world
+	repos  KeyedLocks[Lock] // repository root → serializes git worktree changes
 
 	// unfailed holds the ids of worlds Reconcile found mid-up but could
 	// not mark failed (the registry took no writes); RecordLive retries.
@@ -84,20 +78,14 @@ type Options struct {
 	// baseline, BINKY_TEST_ADMISSION=off).
 	AdmissionOff bool
 
-	Emit               func(events.Event)
-	FindWorld          func(context.Context, api.WorldRef) (*registry.Worktree, error)
-	LockWorld          func(ctx context.Context, s *Stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error)
-	WorldLock          func(project, worktree string) *Lock
-	RepoLock           func(root string) *Lock
-	Admit              func(ctx context.Context, s *Stream, cfg *config.Config, w *registry.Worktree, noWait bool) error
-	Released           func(project, wt string)
-	BeforeStop         func(context.Context, *registry.Worktree)
-	RefreshRoutes      func(context.Context)
-	RefreshRoutesAsync func()
-	WorldStatus        func(context.Context, *registry.Worktree) (*api.World, error)
-	URLFor             func(*config.Config) func(string) string
-	HostOf             func(*config.Config, *registry.Worktree) func(string) string
-	WorldConfig        func(*registry.Worktree) (*config.Config, error)
+	// The daemon's side; nil is the no-op (NoEvents, NoRoutes,
+	// NoAdmission).
+	Events    Events
+	Routes    Routes
+	Admission Admission
+
+	WorldStatus func(context.Context, *registry.Worktree) (*api.World, error)
+	WorldConfig func(*registry.Worktree) (*config.Config, error)
 }
 
 // New builds the engine and the supervisor its services run under.
@@ -105,12 +93,17 @@ func New(o Options) *Engine {
 	e := &Engine{
 		home: o.Home, homeID: o.HomeID, log: o.Logger, redact: o.Redact,
 		reg: o.Registry, ports: o.Ports, adapter: o.Adapters, cgroups: o.Cgroups, admOff: o.AdmissionOff,
-		emit: o.Emit, findWorld: o.FindWorld, lockWorld: o.LockWorld,
-		worldLock: o.WorldLock, repoLock: o.RepoLock, admit: o.Admit,
-		released: o.Released, beforeStop: o.BeforeStop,
-		refreshRoutes: o.RefreshRoutes, refreshRoutesAsync: o.RefreshRoutesAsync,
-		worldStatus: o.WorldStatus, urlFor: o.URLFor, hostOf: o.HostOf,
-		worldConfig: o.WorldConfig,
+		events: o.Events, routes: o.Routes, admission: o.Admission,
+		worldStatus: o.WorldStatus, worldConfig: o.WorldConfig,
+	}
+	if e.events == nil {
+		e.events = NoEvents{}
+	}
+	if e.routes == nil {
+		e.routes = NoRoutes{}
+	}
+	if e.admission == nil {
+		e.admission = NoAdmission{}
 	}
 	e.sup = supervisor.New(supervisor.Options{
 		Logger:      o.Logger.Named("supervisor"),

@@ -26,7 +26,7 @@ func (d *Engine) SupKey(project, worktree, service string) supervisor.Key {
 }
 
 // startService starts one cmd service and waits until it is healthy.
-func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) error {
+func (d *Engine) startService(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) error {
 	spec, err := d.serviceSpec(w, rec, svc, coords)
 	if err != nil {
 		return err
@@ -42,12 +42,12 @@ func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *reg
 	}); err != nil {
 		return fmt.Errorf("record service %s: %w", svc.Name, err)
 	}
-	s.progress("start", svc.Name, "")
+	s.Progress("start", svc.Name, "")
 	if err := d.sup.Start(ctx, spec); err != nil {
 		return api.Errorf(api.CodeFailed, "start %s: %w", svc.Name, err)
 	}
 	if spec.Health != nil {
-		s.progress("health", svc.Name, spec.Health.String())
+		s.Progress("health", svc.Name, spec.Health.String())
 	}
 	if err := d.sup.WaitHealthy(ctx, spec.Key); err != nil {
 		var he *supervisor.HealthError
@@ -56,7 +56,7 @@ func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *reg
 		}
 		return api.Errorf(api.CodeFailed, "%s did not become healthy: %w", svc.Name, err)
 	}
-	s.progress("healthy", svc.Name, "")
+	s.Progress("healthy", svc.Name, "")
 	return nil
 }
 
@@ -235,8 +235,8 @@ func (d *Engine) onSupervisorEvent(ev supervisor.Event) {
 		e.Attempt = ev.Attempt
 		e.DurationMS = ev.Delay.Milliseconds()
 	}
-	d.emit(e)
-	d.refreshRoutesAsync()
+	d.events.Emit(e)
+	d.routes.RefreshAsync()
 }
 
 // SpecJSON is how a service's run spec is kept in the registry, so a later

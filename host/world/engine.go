@@ -59,9 +59,10 @@ type Engine struct {
 }
 
 // Options is what an Engine is built from. Every field is required except
-// Cgroups (nil: processes tracked by group and marker only) and
-// HealthEvery. The admission queue comes later (SetAdmission): it is
-// started after the supervisor has re-adopted what runs.
+// Cgroups (nil: processes tracked by group and marker only), HealthEvery
+// and the daemon's side, Events, Routes and Admission (nil: the no-ops).
+// The admission queue comes later (SetAdmission): it is started after the
+// supervisor has re-adopted what runs.
 type Options struct {
 	Home     string
 	HomeID   string // registry.HomeID: in process markers, port leases and slice claims

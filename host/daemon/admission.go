@@ -181,7 +181,7 @@ func (d *Daemon) projectLimits(cfg *config.Config) admission.Limits {
 // admit is step 3 of up: the world waits in the admission queue until it
 // may run, showing its place and the reason as progress. A caller that
 // hangs up leaves the queue. With noWait it fails at once instead.
-func (d *Daemon) admit(ctx context.Context, s *stream, cfg *config.Config, w *registry.Worktree, noWait bool) error {
+func (d *Daemon) admit(ctx context.Context, s world.Progress, cfg *config.Config, w *registry.Worktree, noWait bool) error {
 	if d.admOff {
 		return nil
 	}

@@ -100,9 +100,6 @@ type Daemon struct {
 	handlers map[string]handler
 	stop     context.CancelFunc
 
-	worlds world.KeyedLocks[world.Lock] // project/worktree → serializes ops on one world
-	repos  world.KeyedLocks[world.Lock] // repository root → serializes git worktree changes
-
 	w *world.Engine // a world's lifecycle (host/world)
 }
 
@@ -126,25 +123,36 @@ func New(opts Options) *Daemon {
 	d.handlers = map[string]handler{
 		api.OpPing:    d.opPing,
 		api.OpStop:    d.opStop,
-		api.OpUp:      d.writing(engineOp(d, (*world.Engine).OpUp), nil),
-		api.OpDown:    d.writing(engineOp(d, (*world.Engine).OpDown), nil),
-		api.OpRemove:  d.writing(engineOp(d, (*world.Engine).OpRemove), nil),
+		api.OpUp:      d.writing(op(d, (*world.Engine).Up), nil),
+		api.OpDown:    d.writing(op(d, (*world.Engine).Down), nil),
+		api.OpRemove:  d.writing(op(d, (*world.Engine).Remove), nil),
 		api.OpStatus:  d.opStatus,
 		api.OpEnv:     d.opEnv,
-		api.OpVerify:  d.writing(engineOp(d, (*world.Engine).OpVerify), nil),
-		api.OpReset:   d.writing(engineOp(d, (*world.Engine).OpReset), nil),
-		api.OpRestart: d.writing(engineOp(d, (*world.Engine).OpRestart), nil),
-		api.OpGolden:  d.writing(engineOp(d, (*world.Engine).OpGolden), goldenWrites),
+		api.OpVerify:  d.writing(op(d, (*world.Engine).Verify), nil),
+		api.OpReset:   d.writing(op(d, (*world.Engine).Reset), nil),
+		api.OpRestart: d.writing(op(d, (*world.Engine).Restart), nil),
+		api.OpGolden:  d.writing(op(d, (*world.Engine).Golden), goldenWrites),
 		api.OpReserve: d.writing(d.opReserve, reserveWrites),
-		api.OpRun:     d.writing(engineOp(d, (*world.Engine).OpRun), nil),
+		api.OpRun:     d.writing(op(d, (*world.Engine).Run), nil),
 	}
 	return d
 }
 
-// engineOp serves an op with the world engine, which Run builds after the
-// handler table.
-func engineOp(d *Daemon, op func(*world.Engine, context.Context, json.RawMessage, *stream) (any, error)) handler {
-	return func(ctx context.Context, args json.RawMessage, s *stream) (any, error) { return op(d.w, ctx, args, s) }
+// op serves one of the engine's typed operations: it decodes the call's
+// arguments and calls f on the engine, which Run builds after the handler
+// table. Every engine op goes through it; none decodes its own.
+func op[A, R any](d *Daemon, f func(*world.Engine, context.Context, A, world.Progress) (R, error)) handler {
+	return func(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
+		var a A
+		if err := api.Decode(raw, &a); err != nil {
+			return nil, err
+		}
+		r, err := f(d.w, ctx, a, s)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 }
 
 // Run serves until ctx ends or a stop op arrives. Worlds keep running after
@@ -218,11 +226,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		Home: d.home, HomeID: d.homeID, Logger: d.log, Redact: d.redact,
 		Registry: d.reg, Ports: d.ports, Adapters: world.HostAdapters(d.adapter), Cgroups: d.cgroups,
 		HealthEvery: d.opts.HealthEvery, AdmissionOff: d.opts.AdmissionOff,
-		Emit: d.emit, FindWorld: d.findWorld, LockWorld: d.lockWorld,
-		WorldLock: d.worldLock, RepoLock: d.repoLock,
-		Admit: d.admit, Released: d.released, BeforeStop: d.beforeStop,
-		RefreshRoutes: d.refreshRoutes, RefreshRoutesAsync: d.refreshRoutesAsync,
-		URLFor: d.urlFor, HostOf: d.hostOf,
+		Events: (*engineEvents)(d), Routes: (*engineRoutes)(d), Admission: (*engineAdmission)(d),
 	})
 	defer d.w.Shutdown()
 
@@ -362,13 +366,10 @@ func (d *Daemon) emit(e events.Event) {
 	}
 }
 
-// worldLock serializes operations on one world.
+// worldLock serializes operations on one world (the engine's lock).
 func (d *Daemon) worldLock(project, worktree string) *world.Lock {
-	return d.worlds.Get(project + "/" + worktree)
+	return d.w.WorldLock(project, worktree)
 }
-
-// repoLock serializes git worktree changes in one repository.
-func (d *Daemon) repoLock(root string) *world.Lock { return d.repos.Get(root) }
 
 func (d *Daemon) opPing(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {
 	return api.PingResult{Pid: os.Getpid(), Version: d.opts.Version, Home: d.home, Started: d.started, ProxyPort: d.proxyPort()}, nil

@@ -1,13 +1,16 @@
 // Package daemon is Binky's long-lived process: one per BINKY_HOME. It
 // serves the api protocol on daemon.sock (a named pipe on Windows), keeps
-// the op table, the locks (one world, one repository at a time:
-// world.Lock, whose wait ends with its context), the event log, the
+// one op table (a generic op decodes a call's arguments and calls the
+// engine's typed method with the call's stream), the event log, the
 // admission queue and its policy (the engine suspends, resumes and
 // wake-starts a world when admission says so), the proxy's routes, and
 // what status adds to the engine's answer (the queue, the proxy, degraded
 // mode), and wires them into host/world's Engine, which runs a world's
 // lifecycle (up, down, remove, reset, restart, verify, run, golden,
-// status, suspend/resume, wake-start) and keeps its supervisor. It owns degraded mode
+// status, suspend/resume, wake-start), holds the world and repository
+// locks and keeps its supervisor. The daemon implements the engine's
+// interfaces (surface.go: world.Events, world.Routes, world.Admission).
+// It owns degraded mode
 // (degraded.go): on a home that takes no new data it starts anyway,
 // re-adopts and supervises its worlds, refuses the verbs that write with
 // the reason, and leaves that mode once there is room again. No caller

@@ -13,30 +13,3 @@ import (
 func (d *Daemon) findWorld(ctx context.Context, ref api.WorldRef) (*registry.Worktree, error) {
 	return world.Find(ctx, d.reg, ref)
 }
-
-// lockWorld finds a world and takes its lock for op, then reads it again:
-// an op that waited for the lock sees what the previous op left (or that
-// it removed the world). While another op holds it, s is told which; a
-// caller that hangs up meanwhile leaves without it.
-func (d *Daemon) lockWorld(ctx context.Context, s *stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error) {
-	rec, err := d.findWorld(ctx, ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	m := d.worldLock(rec.Project, rec.Name)
-	wctx, cancel := world.UntilGone(ctx, s)
-	err = m.Lock(wctx, s, op, rec.Name)
-	cancel()
-	if err != nil {
-		return nil, nil, api.Errorf(api.CodeConflict, "%v", err)
-	}
-	fresh, err := d.reg.WorktreeByID(ctx, rec.ID)
-	if err != nil {
-		m.Unlock()
-		if registry.IsNotFound(err) {
-			return nil, nil, api.Errorf(api.CodeNotFound, "world %s was removed meanwhile", rec.Name)
-		}
-		return nil, nil, err
-	}
-	return fresh, m.Unlock, nil
-}

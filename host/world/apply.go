@@ -75,7 +75,7 @@ func (d *Engine) recordedWorld(ctx context.Context, cfg *config.Config, rec *reg
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
-		env: envVals, caller: caller, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
+		env: envVals, caller: caller, proxyURL: d.routes.URLFor(cfg), hostOf: d.routes.HostOf(cfg, rec)}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, nil, err
@@ -127,9 +127,9 @@ func (d *Engine) planWorld(ctx context.Context, cfg *config.Config, rec *registr
 // up again: services removed from binky.toml are stopped and forgotten,
 // services to restart are stopped (the start step starts them with their
 // new spec), and with --prune the slices of removed services destroyed.
-func (d *Engine) applyPlanStops(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, p lifecycle.Plan, callerEnv map[string]string) error {
+func (d *Engine) applyPlanStops(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, p lifecycle.Plan, callerEnv map[string]string) error {
 	for _, line := range p.Lines() {
-		s.progress("plan", "", line)
+		s.Progress("plan", "", line)
 	}
 	for i := len(p.Stop) - 1; i >= 0; i-- {
 		st := p.Stop[i]
@@ -156,7 +156,7 @@ func (d *Engine) applyPlanStops(ctx context.Context, s *stream, cfg *config.Conf
 
 // pruneSlice destroys the slice of a service removed from binky.toml, by
 // the settings recorded with it, and forgets it.
-func (d *Engine) pruneSlice(ctx context.Context, s *stream, rec *registry.Worktree, name string, callerEnv map[string]string) error {
+func (d *Engine) pruneSlice(ctx context.Context, s Progress, rec *registry.Worktree, name string, callerEnv map[string]string) error {
 	sv, err := d.reg.Service(ctx, rec.ID, name)
 	if err != nil {
 		return err
@@ -177,11 +177,11 @@ func (d *Engine) pruneSlice(ctx context.Context, s *stream, rec *registry.Worktr
 		return err
 	}
 	defer conn.Close()
-	s.progress("prune", name, sv.Slice)
+	s.Progress("prune", name, sv.Slice)
 	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, sv.Slice, w.coords())}); err != nil {
 		return api.Errorf(api.CodeFailed, "prune the slice %q of %s: %w", sv.Slice, name, err)
 	}
-	d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
+	d.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
 	return d.reg.DeleteService(ctx, rec.ID, name)
 }
 

@@ -40,7 +40,7 @@ func dependents(cfg *config.Config, names []string) []string {
 // stopDependents stops the running cmd services that depend on the slices
 // named, so that the start step that follows starts them again, against
 // the slice as it is now. why goes to the progress.
-func (d *Engine) stopDependents(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, rebuilt []string, why string) error {
+func (d *Engine) stopDependents(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, rebuilt []string, why string) error {
 	if len(rebuilt) == 0 {
 		return nil
 	}
@@ -49,7 +49,7 @@ func (d *Engine) stopDependents(ctx context.Context, s *stream, cfg *config.Conf
 		if st, ok := d.sup.State(key); !ok || !st.State.Live() {
 			continue
 		}
-		s.progress("restart", name, why)
+		s.Progress("restart", name, why)
 		if err := d.sup.Stop(ctx, key); err != nil {
 			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %w", name, why, err)
 		}

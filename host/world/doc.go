@@ -8,19 +8,24 @@
 // woken down world from its recorded run specs (WakeStart, through up's
 // own start loop). Its Engine holds the registry, the port allocator, the
 // adapter host (through the consumer interface Adapters, adapters.go) and
-// the supervisor, which it hands to nobody; what stays the daemon's own —
-// the event log, locking a world, the admission queue and routes —
-// reaches it as functions in Options, and the daemon calls an op (OpUp,
-// OpDown…) with the caller's stream. The Stream (stream.go) writes every
-// frame within
-// FrameWait, so a caller that stops reading loses its stream instead of
-// holding the op; the Lock (lock.go), which the daemon keeps one of per
-// world and per repository, is taken with a context and names its holder
-// to a waiter. The pure plan, a value printed by `up --dry-run` and tested
-// as tables, is its subpackage plan.
+// the supervisor, which it hands to nobody. Its operations are typed
+// methods — Up(ctx, api.UpArgs, Progress) (*api.World, error), Down,
+// Remove, Reset, Restart, Verify, Run, Golden — that take the caller as a
+// Progress (what they tell it, and whether it left); none decodes JSON.
+// What is not about worlds reaches it through small interfaces declared
+// here (surface.go) — Events, Routes, Admission — each with a no-op
+// (NoEvents, NoRoutes, NoAdmission, NoProgress), which the daemon
+// implements. The Stream (stream.go), a Progress the daemon hands an op,
+// writes every frame within FrameWait, so a caller that stops reading
+// loses its stream instead of holding the op. The engine finds and locks
+// worlds itself: a Lock (lock.go) per world (WorldLock) and per
+// repository, taken with a context, naming its holder to a waiter;
+// lockWorld (worldlock.go) finds a world, waits for its lock and reads its
+// record again. The pure plan, a value printed by `up --dry-run` and
+// tested as tables, is its subpackage plan.
 //
 // It owns finding a world by name, branch or directory (Find, find.go):
 // a function over two registry reads (Lookup) with no daemon behind it, so
-// the daemon and binkyd logs, reading the registry itself, resolve names
-// by the same rules.
+// the engine, the daemon and binkyd logs, reading the registry itself,
+// resolve names by the same rules.
 package world

@@ -23,12 +23,8 @@ import (
 	"github.com/binkyhq/binky/sdk"
 )
 
-// OpDown stops a world's processes; files, ports and slices stay.
-func (d *Engine) OpDown(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
-	var a api.DownArgs
-	if err := api.Decode(raw, &a); err != nil {
-		return nil, err
-	}
+// Down stops a world's processes; files, ports and slices stay.
+func (d *Engine) Down(ctx context.Context, a api.DownArgs, s Progress) (*api.World, error) {
 	rec, unlock, err := d.lockWorld(ctx, s, "down", a.WorldRef)
 	if err != nil {
 		return nil, err
@@ -49,12 +45,12 @@ func (d *Engine) OpDown(ctx context.Context, raw json.RawMessage, s *stream) (an
 // once nothing of it runs; a registry that cannot record either fails the
 // call, so an acknowledged stop is durable. It fails, naming the pids,
 // while any process of the world is alive.
-func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktree, during, after state.World) error {
-	d.beforeStop(ctx, rec)
+func (d *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktree, during, after state.World) error {
+	d.admission.BeforeStop(ctx, rec)
 	if err := d.reg.SetWorktreeState(ctx, rec.ID, during); err != nil {
 		return fmt.Errorf("record that %s is %s (nothing was stopped): %w", rec.Name, during, err)
 	}
-	d.emit(events.Event{Event: events.DownStarted, Project: rec.Project, Worktree: rec.Name})
+	d.events.Emit(events.Event{Event: events.DownStarted, Project: rec.Project, Worktree: rec.Name})
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return err
@@ -64,20 +60,20 @@ func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 		if sv.Kind != registry.KindCmd {
 			continue
 		}
-		s.progress("stop", sv.Name, "")
+		s.Progress("stop", sv.Name, "")
 		err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, sv.Name))
 		switch {
 		case err == nil:
 		case errors.Is(err, supervisor.ErrEscaped):
 			// Its escaped descendants carry the marker: ended below.
-			d.emit(events.Event{Event: events.ServiceEscaped, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Error: err.Error()})
+			d.events.Emit(events.Event{Event: events.ServiceEscaped, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Error: err.Error()})
 		default:
 			errs = append(errs, fmt.Errorf("stop %s: %w", sv.Name, err))
 		}
 	}
 	marker := supervisor.WorldMarker(d.homeID, rec.Project, rec.Name)
 	if pids := supervisor.MarkedProcesses(marker); len(pids) > 0 {
-		s.progress("stop", "", fmt.Sprintf("ending %d more process(es) of the world: pid %s", len(pids), joinInts(pids)))
+		s.Progress("stop", "", fmt.Sprintf("ending %d more process(es) of the world: pid %s", len(pids), joinInts(pids)))
 		if left := supervisor.EndMarked(marker, syscall.SIGTERM, 10*time.Second); len(left) > 0 {
 			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
 		}
@@ -85,7 +81,7 @@ func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 	// The world's cgroup holds even what dropped its marker and left its
 	// session: a daemon a service double-forked, with a clean environment.
 	if pids := d.cgroups.Procs(rec.Project, rec.Name); len(pids) > 0 {
-		s.progress("stop", "", fmt.Sprintf("ending %d process(es) left in the world's cgroup: pid %s", len(pids), joinInts(pids)))
+		s.Progress("stop", "", fmt.Sprintf("ending %d process(es) left in the world's cgroup: pid %s", len(pids), joinInts(pids)))
 		if left := d.cgroups.End(rec.Project, rec.Name, 10*time.Second); len(left) > 0 {
 			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
 		}
@@ -99,26 +95,26 @@ func (d *Engine) stopWorld(ctx context.Context, s *stream, rec *registry.Worktre
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+		d.events.Emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
 		return api.Errorf(api.CodeFailed, "stop %s: %w", rec.Name, err)
 	}
 	d.reportHeldPorts(ctx, s, rec, 5*time.Second)
 	if err := d.reg.SetWorktreeState(ctx, rec.ID, after); err != nil {
 		err = fmt.Errorf("its processes are stopped, but the registry could not record it (run the command again): %w", err)
-		d.emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+		d.events.Emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
 		return api.Errorf(api.CodeFailed, "stop %s: %w", rec.Name, err)
 	}
 	rec.State = after
-	d.refreshRoutes(ctx)
-	d.emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
-	d.released(rec.Project, rec.Name) // admits the next queued world
+	d.routes.Refresh(ctx)
+	d.events.Emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
+	d.admission.Released(rec.Project, rec.Name) // admits the next queued world
 	return nil
 }
 
 // reportHeldPorts waits up to wait for the world's ports to be free once its
 // processes are gone, and reports (ports_held, and a progress line naming
 // the holders) those something else still holds.
-func (d *Engine) reportHeldPorts(ctx context.Context, s *stream, rec *registry.Worktree, wait time.Duration) {
+func (d *Engine) reportHeldPorts(ctx context.Context, s Progress, rec *registry.Worktree, wait time.Duration) {
 	lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name)
 	if err != nil || lo == 0 {
 		return
@@ -133,8 +129,8 @@ func (d *Engine) reportHeldPorts(ctx context.Context, s *stream, rec *registry.W
 		return
 	}
 	who := heldBy(held)
-	d.emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: held, Detail: who})
-	s.progress("ports", "", "still held by another program: "+who)
+	d.events.Emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: held, Detail: who})
+	s.Progress("ports", "", "still held by another program: "+who)
 }
 
 // heldBy names the holder of each port: "20001 by pid 42 (python3 …)".
@@ -150,17 +146,13 @@ func heldBy(held []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// OpRemove destroys a world: processes, slices, ports, logs and the git
+// Remove destroys a world: processes, slices, ports, logs and the git
 // worktree. It first checks everything that could refuse — uncommitted
 // changes or a lock on the worktree, the config, ${env.*} and adapters its
 // slices need — so a refusal changes nothing. It then records the intent
 // (state removing) before it destroys anything; a remove cut short (a
 // killed daemon, a full disk) is finished by running it again.
-func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
-	var a api.RemoveArgs
-	if err := api.Decode(raw, &a); err != nil {
-		return nil, err
-	}
+func (d *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api.World, error) {
 	rec, unlock, err := d.lockWorld(ctx, s, "remove", a.WorldRef)
 	if err != nil {
 		return nil, err
@@ -206,10 +198,10 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 		if a.KeepWorktree {
 			why = "the tool that asked removes it"
 		}
-		s.progress("worktree", "", "keep "+rec.Path+" ("+why+")")
+		s.Progress("worktree", "", "keep "+rec.Path+" ("+why+")")
 	}
 	if repo != nil && dropTree {
-		s.progress("worktree", "", "remove "+rec.Path)
+		s.Progress("worktree", "", "remove "+rec.Path)
 		m := d.repoLock(repo.Root)
 		err := m.Lock(ctx, s, "remove", rec.Name)
 		if err == nil {
@@ -230,7 +222,7 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 		if _, _, err := d.ports.Release(ctx, rec.Project, rec.Name); err != nil {
 			return nil, err
 		}
-		d.emit(events.Event{Event: events.PortsReleased, Project: rec.Project, Worktree: rec.Name, PortLo: lo, PortHi: hi})
+		d.events.Emit(events.Event{Event: events.PortsReleased, Project: rec.Project, Worktree: rec.Name, PortLo: lo, PortHi: hi})
 	}
 	os.RemoveAll(d.logDir(rec.Project, rec.Name))
 	d.cgroups.Remove(rec.Project, rec.Name)
@@ -240,8 +232,8 @@ func (d *Engine) OpRemove(ctx context.Context, raw json.RawMessage, s *stream) (
 	if err := d.reg.DeleteWorktree(ctx, rec.ID); err != nil {
 		return nil, err
 	}
-	d.refreshRoutes(ctx)
-	d.emit(events.Event{Event: events.WorktreeRemoved, Project: rec.Project, Worktree: rec.Name})
+	d.routes.Refresh(ctx)
+	d.events.Emit(events.Event{Event: events.WorktreeRemoved, Project: rec.Project, Worktree: rec.Name})
 	return out, nil
 }
 
@@ -393,10 +385,10 @@ func (a adapterStrings) TokenStrings() []string {
 // cannot be destroyed (server unreachable, adapter gone or refusing) is
 // forgotten too, and each one is returned as what was left on which
 // server, so nothing is orphaned silently.
-func (d *Engine) destroySlices(ctx context.Context, s *stream, rec *registry.Worktree, plan *destroyPlan, force bool) ([]string, error) {
+func (d *Engine) destroySlices(ctx context.Context, s Progress, rec *registry.Worktree, plan *destroyPlan, force bool) ([]string, error) {
 	var left []string
 	for _, it := range plan.items {
-		s.progress("destroy", it.service, it.target.Slice)
+		s.Progress("destroy", it.service, it.target.Slice)
 		err := it.openErr
 		if err == nil {
 			_, err = it.conn.Destroy(ctx, &sdk.DestroyRequest{Target: it.target})
@@ -415,12 +407,12 @@ func (d *Engine) destroySlices(ctx context.Context, s *stream, rec *registry.Wor
 				// Not this home's to drop, nor the user's: its owner's
 				// world uses it.
 				left = append(left, msg+": "+foreignSlice(owner))
-				s.progress("left", it.service, msg+" ("+foreignSlice(owner)+")")
+				s.Progress("left", it.service, msg+" ("+foreignSlice(owner)+")")
 			} else {
 				left = append(left, msg+": "+d.redact.String(err.Error())+"; drop it by hand")
-				s.progress("left", it.service, msg+" (could not be destroyed; drop it by hand)")
+				s.Progress("left", it.service, msg+" (could not be destroyed; drop it by hand)")
 			}
-			d.emit(events.Event{Event: events.SliceLeft, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter, Detail: msg, Error: err.Error()})
+			d.events.Emit(events.Event{Event: events.SliceLeft, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter, Detail: msg, Error: err.Error()})
 			if derr := d.reg.DeleteService(ctx, rec.ID, it.service); derr != nil {
 				return left, fmt.Errorf("forget the slice of %s: %w", it.service, derr)
 			}
@@ -429,7 +421,7 @@ func (d *Engine) destroySlices(ctx context.Context, s *stream, rec *registry.Wor
 		if err := d.reg.DeleteService(ctx, rec.ID, it.service); err != nil {
 			return left, fmt.Errorf("forget the destroyed slice of %s: %w", it.service, err)
 		}
-		d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter})
+		d.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter})
 	}
 	return left, nil
 }

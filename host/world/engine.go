@@ -1,7 +1,6 @@
 package world
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,9 +10,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/binkyhq/binky/host/admission"
-	"github.com/binkyhq/binky/host/api"
-	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
@@ -22,10 +18,10 @@ import (
 
 // Engine runs the lifecycle of worlds: plan and apply an up, stop, remove,
 // reset, restart and golden templates. The daemon builds one (New) and
-// hands it what stays its own — the event log, finding and locking a world,
-// admission, routes — as functions in Options. The engine keeps its
-// supervisor: the daemon reaches the processes through the engine's
-// methods (Suspend, Resume, WakeStart, ServiceState, Shutdown).
+// hands it what stays its own — the event log, routes, admission — as the
+// small interfaces of surface.go. The engine keeps its supervisor: the
+// daemon reaches the processes through the engine's methods (Suspend,
+// Resume, WakeStart, ServiceState, Shutdown).
 type Engine struct {
 	home    string
 	homeID  string
@@ -39,19 +35,13 @@ type Engine struct {
 	adm     *admission.Controller
 	admOff  bool
 
-	// The daemon's side, called by name as its methods were.
-	emit               func(events.Event)
-	findWorld          func(context.Context, api.WorldRef) (*registry.Worktree, error)
-	lockWorld          func(ctx context.Context, s *Stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error)
-	worldLock          func(project, worktree string) *Lock
-	repoLock           func(root string) *Lock
-	admit              func(ctx context.Context, s *stream, cfg *config.Config, w *registry.Worktree, noWait bool) error
-	released           func(project, wt string)
-	beforeStop         func(context.Context, *registry.Worktree)
-	refreshRoutes      func(context.Context)
-	refreshRoutesAsync func()
-	urlFor             func(*config.Config) func(string) string
-	hostOf             func(*config.Config, *registry.Worktree) func(string) string
+	// The daemon's side (surface.go).
+	events    Events
+	routes    Routes
+	admission Admission
+
+	worlds KeyedLocks[Lock] // project/worktree → serializes ops on one world
+	repos  KeyedLocks[Lock] // repository root → serializes git worktree changes
 
 	// unfailed holds the ids of worlds Reconcile found mid-up but could
 	// not mark failed (the registry took no writes); RecordLive retries.
@@ -64,9 +54,10 @@ type Engine struct {
 }
 
 // Options is what an Engine is built from. Every field is required except
-// Cgroups (nil: processes tracked by group and marker only) and
-// HealthEvery. The admission queue comes later (SetAdmission): it is
-// started after the supervisor has re-adopted what runs.
+// Cgroups (nil: processes tracked by group and marker only), HealthEvery
+// and the daemon's side, Events, Routes and Admission (nil: the no-ops).
+// The admission queue comes later (SetAdmission): it is started after the
+// supervisor has re-adopted what runs.
 type Options struct {
 	Home     string
 	HomeID   string // registry.HomeID: in process markers, port leases and slice claims
@@ -83,18 +74,11 @@ type Options struct {
 	// baseline, BINKY_TEST_ADMISSION=off).
 	AdmissionOff bool
 
-	Emit               func(events.Event)
-	FindWorld          func(context.Context, api.WorldRef) (*registry.Worktree, error)
-	LockWorld          func(ctx context.Context, s *Stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error)
-	WorldLock          func(project, worktree string) *Lock
-	RepoLock           func(root string) *Lock
-	Admit              func(ctx context.Context, s *Stream, cfg *config.Config, w *registry.Worktree, noWait bool) error
-	Released           func(project, wt string)
-	BeforeStop         func(context.Context, *registry.Worktree)
-	RefreshRoutes      func(context.Context)
-	RefreshRoutesAsync func()
-	URLFor             func(*config.Config) func(string) string
-	HostOf             func(*config.Config, *registry.Worktree) func(string) string
+	// The daemon's side; nil is the no-op (NoEvents, NoRoutes,
+	// NoAdmission).
+	Events    Events
+	Routes    Routes
+	Admission Admission
 }
 
 // New builds the engine and the supervisor its services run under.
@@ -102,11 +86,16 @@ func New(o Options) *Engine {
 	e := &Engine{
 		home: o.Home, homeID: o.HomeID, log: o.Logger, redact: o.Redact,
 		reg: o.Registry, ports: o.Ports, adapter: o.Adapters, cgroups: o.Cgroups, admOff: o.AdmissionOff,
-		emit: o.Emit, findWorld: o.FindWorld, lockWorld: o.LockWorld,
-		worldLock: o.WorldLock, repoLock: o.RepoLock, admit: o.Admit,
-		released: o.Released, beforeStop: o.BeforeStop,
-		refreshRoutes: o.RefreshRoutes, refreshRoutesAsync: o.RefreshRoutesAsync,
-		urlFor: o.URLFor, hostOf: o.HostOf,
+		events: o.Events, routes: o.Routes, admission: o.Admission,
+	}
+	if e.events == nil {
+		e.events = NoEvents{}
+	}
+	if e.routes == nil {
+		e.routes = NoRoutes{}
+	}
+	if e.admission == nil {
+		e.admission = NoAdmission{}
 	}
 	e.sup = supervisor.New(supervisor.Options{
 		Logger:      o.Logger.Named("supervisor"),

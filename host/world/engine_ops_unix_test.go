@@ -5,8 +5,6 @@ package world
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/binkyhq/binky/host/api"
 )
@@ -18,45 +16,34 @@ import (
 
 // up brings a world up.
 func (f *fixture) up(ctx context.Context, a api.UpArgs) (*api.World, error) {
-	return f.call(ctx, f.e.OpUp, a)
+	return call(f, ctx, f.e.Up, a)
 }
 
 // down stops a world.
 func (f *fixture) down(ctx context.Context, a api.DownArgs) (*api.World, error) {
-	return f.call(ctx, f.e.OpDown, a)
+	return call(f, ctx, f.e.Down, a)
 }
 
 // remove removes a world.
 func (f *fixture) remove(ctx context.Context, a api.RemoveArgs) (*api.World, error) {
-	return f.call(ctx, f.e.OpRemove, a)
+	return call(f, ctx, f.e.Remove, a)
 }
 
 // reset rebuilds a world's slices.
 func (f *fixture) reset(ctx context.Context, a api.ResetArgs) (*api.World, error) {
-	return f.call(ctx, f.e.OpReset, a)
+	return call(f, ctx, f.e.Reset, a)
 }
 
 // restart restarts a world's cmd services.
 func (f *fixture) restart(ctx context.Context, a api.RestartArgs) (*api.World, error) {
-	return f.call(ctx, f.e.OpRestart, a)
+	return call(f, ctx, f.e.Restart, a)
 }
 
-// call runs one wire handler of the engine with args encoded as a client
-// sends them, its frames written to a buffer.
-func (f *fixture) call(ctx context.Context, op func(context.Context, json.RawMessage, *Stream) (any, error), args any) (*api.World, error) {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
+// call runs one operation of the engine with a stream written to a buffer,
+// as the daemon hands it a caller's.
+func call[A any](f *fixture, ctx context.Context, op func(context.Context, A, Progress) (*api.World, error), args A) (*api.World, error) {
 	var buf bytes.Buffer
-	res, err := op(ctx, raw, NewStream(&buf, nil))
+	w, err := op(ctx, args, NewStream(&buf, nil))
 	f.said = buf.String()
-	if err != nil {
-		return nil, err
-	}
-	w, ok := res.(*api.World)
-	if !ok {
-		return nil, fmt.Errorf("the operation answered a %T, not a world", res)
-	}
-	return w, nil
+	return w, err
 }

@@ -19,7 +19,7 @@ func (d *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvRe
 	}
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: d.routes.URLFor(cfg), hostOf: d.routes.HostOf(cfg, rec)}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return res, err

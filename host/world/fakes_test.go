@@ -2,14 +2,12 @@ package world
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/binkyhq/binky/host/adapter"
-	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
@@ -160,15 +158,10 @@ func (c *fakeConn) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.Des
 
 func (c *fakeConn) Close() error { return nil }
 
-// fakeDaemon is the daemon's side of the engine (world.Options' function
-// fields) as a test has it: events recorded in a slice, routes and
-// admission recorded and otherwise no-ops, worlds found and locked as the
-// daemon does.
+// fakeDaemon is the daemon's side of the engine (world.Options' Events,
+// Routes and Admission) as a test has it: events recorded in a slice,
+// routes and admission recorded and otherwise no-ops.
 type fakeDaemon struct {
-	reg   *registry.Registry
-	world KeyedLocks[Lock]
-	repo  KeyedLocks[Lock]
-
 	mu       sync.Mutex
 	events   []events.Event
 	admitted []string // project/worktree of each admit
@@ -189,32 +182,34 @@ func (d *fakeDaemon) eventNames() []string {
 
 // options fills o's daemon side with d.
 func (d *fakeDaemon) options(o *Options) {
-	o.Emit = func(e events.Event) {
-		d.mu.Lock()
-		d.events = append(d.events, e)
-		d.mu.Unlock()
-	}
-	o.FindWorld = func(ctx context.Context, ref api.WorldRef) (*registry.Worktree, error) {
-		return Find(ctx, d.reg, ref)
-	}
-	o.LockWorld = d.lockWorld
-	o.WorldLock = func(project, wt string) *Lock { return d.world.Get(project + "/" + wt) }
-	o.RepoLock = func(root string) *Lock { return d.repo.Get(root) }
-	o.Admit = func(_ context.Context, _ *Stream, _ *config.Config, w *registry.Worktree, _ bool) error {
-		d.record(&d.admitted, Key(w.Project, w.Name))
-		return nil
-	}
-	o.Released = func(project, wt string) { d.record(&d.released, Key(project, wt)) }
-	o.BeforeStop = func(context.Context, *registry.Worktree) {}
-	o.RefreshRoutes = func(context.Context) { d.mu.Lock(); d.routes++; d.mu.Unlock() }
-	o.RefreshRoutesAsync = func() { d.mu.Lock(); d.routes++; d.mu.Unlock() }
-	o.URLFor = func(*config.Config) func(string) string {
-		return func(host string) string { return "http://" + host }
-	}
-	o.HostOf = func(cfg *config.Config, rec *registry.Worktree) func(string) string {
-		return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
-	}
+	o.Events, o.Routes, o.Admission = d, d, d
 }
+
+func (d *fakeDaemon) Emit(e events.Event) {
+	d.mu.Lock()
+	d.events = append(d.events, e)
+	d.mu.Unlock()
+}
+
+func (d *fakeDaemon) Refresh(context.Context) { d.mu.Lock(); d.routes++; d.mu.Unlock() }
+func (d *fakeDaemon) RefreshAsync()           { d.mu.Lock(); d.routes++; d.mu.Unlock() }
+
+func (d *fakeDaemon) URLFor(*config.Config) func(string) string {
+	return func(host string) string { return "http://" + host }
+}
+
+func (d *fakeDaemon) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
+	return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
+}
+
+func (d *fakeDaemon) Admit(_ context.Context, _ Progress, _ *config.Config, w *registry.Worktree, _ bool) error {
+	d.record(&d.admitted, Key(w.Project, w.Name))
+	return nil
+}
+
+func (d *fakeDaemon) Released(project, wt string) { d.record(&d.released, Key(project, wt)) }
+
+func (d *fakeDaemon) BeforeStop(context.Context, *registry.Worktree) {}
 
 func (d *fakeDaemon) record(list *[]string, key string) {
 	d.mu.Lock()
@@ -222,25 +217,10 @@ func (d *fakeDaemon) record(list *[]string, key string) {
 	d.mu.Unlock()
 }
 
-// lockWorld finds a world and takes its lock, as the daemon does.
-func (d *fakeDaemon) lockWorld(ctx context.Context, s *Stream, op string, ref api.WorldRef) (*registry.Worktree, func(), error) {
-	rec, err := Find(ctx, d.reg, ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	m := d.world.Get(rec.Project + "/" + rec.Name)
-	if err := m.Lock(ctx, s, op, rec.Name); err != nil {
-		return nil, nil, api.Errorf(api.CodeConflict, "%v", err)
-	}
-	fresh, err := d.reg.WorktreeByID(ctx, rec.ID)
-	if err != nil {
-		m.Unlock()
-		return nil, nil, fmt.Errorf("read world %s again: %w", rec.Name, err)
-	}
-	return fresh, m.Unlock, nil
-}
-
 var (
 	_ Adapters    = (*fakeAdapters)(nil)
 	_ AdapterConn = (*fakeConn)(nil)
+	_ Events      = (*fakeDaemon)(nil)
+	_ Routes      = (*fakeDaemon)(nil)
+	_ Admission   = (*fakeDaemon)(nil)
 )

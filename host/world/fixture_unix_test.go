@@ -107,7 +107,7 @@ func newFixture(t *testing.T, config string) *fixture {
 		t.Fatal(err)
 	}
 
-	f := &fixture{t: t, reg: reg, fa: newFakeAdapters(), fd: &fakeDaemon{reg: reg}, hold: filepath.Join(base, "hold")}
+	f := &fixture{t: t, reg: reg, fa: newFakeAdapters(), fd: &fakeDaemon{}, hold: filepath.Join(base, "hold")}
 	if err := os.MkdirAll(f.hold, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -26,11 +26,11 @@ func (d *Engine) GoldenStore() *golden.Store { return golden.NewStore(d.home) }
 
 // goldenLock takes the lock of the template named tmpl, saying so when
 // another up holds it.
-func (d *Engine) goldenLock(s *stream, svc, tmpl string) *sync.Mutex {
+func (d *Engine) goldenLock(s Progress, svc, tmpl string) *sync.Mutex {
 	m := d.goldens.Get(tmpl)
 	if !m.TryLock() {
 		if s != nil {
-			s.progress("golden", svc, "waiting: another operation is using template "+tmpl)
+			s.Progress("golden", svc, "waiting: another operation is using template "+tmpl)
 		}
 		m.Lock()
 	}
@@ -43,9 +43,9 @@ func (d *Engine) goldenLock(s *stream, svc, tmpl string) *sync.Mutex {
 // failed or unsupported clone falls back to provision+migrate+seed,
 // logging clone_fallback with the cause; an adapter that says it cannot
 // clone goes straight there.
-func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
+func (d *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
 	if !conn.Info().Clone {
-		s.progress("golden", svc.Name, svc.Adapter+" cannot clone; building the slice directly")
+		s.Progress("golden", svc.Name, svc.Adapter+" cannot clone; building the slice directly")
 		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
 	coords := w.coords()
@@ -66,7 +66,7 @@ func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 		m.Unlock()
 		return slice{}, err
 	}
-	s.progress("clone", svc.Name, tmpl+" → "+name)
+	s.Progress("clone", svc.Name, tmpl+" → "+name)
 	start := time.Now()
 	res, err := conn.Clone(ctx, &sdk.CloneRequest{Target: t, Source: tmpl})
 	if err == nil {
@@ -90,13 +90,13 @@ func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 		if sdk.CodeOf(err) == sdk.CodeUnsupported {
 			cause = "adapter does not support clone: " + cause
 		}
-		d.emit(events.Event{Event: events.CloneFallback, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Error: cause})
-		s.progress("clone", svc.Name, "clone failed; building the slice the slow way (clone_fallback)")
+		d.events.Emit(events.Event{Event: events.CloneFallback, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Error: cause})
+		s.Progress("clone", svc.Name, "clone failed; building the slice the slow way (clone_fallback)")
 		// A half-made clone must not be mistaken for a provisioned slice.
 		conn.Destroy(ctx, &sdk.DestroyRequest{Target: t})
 		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
-	d.emit(events.Event{Event: events.SliceCloned, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Method: res.Method, DurationMS: time.Since(start).Milliseconds()})
+	d.events.Emit(events.Event{Event: events.SliceCloned, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Method: res.Method, DurationMS: time.Since(start).Milliseconds()})
 	if built {
 		d.evictGoldens(ctx, s, w, svc, conn, golden.Group{Project: w.project, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter, Server: golden.Server(gt.AdminURL)}, tmpl)
 	}
@@ -105,7 +105,7 @@ func (d *Engine) sliceFromGolden(ctx context.Context, s *stream, w *world, rec *
 
 // ensureGolden builds the template gt when no record says it was built for
 // key. It reports whether it built one. The caller holds its lock.
-func (d *Engine) ensureGolden(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
+func (d *Engine) ensureGolden(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
 	r, err := store.Get(svc.Adapter, gt.Slice)
 	if err == nil && r.Key == key.Sum && r.Ready() {
 		return false, nil
@@ -118,7 +118,7 @@ func (d *Engine) ensureGolden(ctx context.Context, s *stream, w *world, rec *reg
 	if err == nil && r.State == golden.StateBuilding {
 		why = "; an earlier build of it did not finish"
 	}
-	s.progress("golden", svc.Name, fmt.Sprintf("building template %s (key %s)%s", gt.Slice, key.Short(), why))
+	s.Progress("golden", svc.Name, fmt.Sprintf("building template %s (key %s)%s", gt.Slice, key.Short(), why))
 	// The intent first: a build cut short anywhere from here on leaves a
 	// record that golden list shows and golden drop (or the next build)
 	// reaches, never a template on the server binky does not know.
@@ -155,8 +155,8 @@ func (d *Engine) ensureGolden(ctx context.Context, s *stream, w *world, rec *reg
 	if err := store.Put(nr); err != nil {
 		return false, fmt.Errorf("record template %q: %w", gt.Slice, err)
 	}
-	d.emit(events.Event{Event: events.GoldenBuilt, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()})
-	s.progress("golden", svc.Name, fmt.Sprintf("template %s built in %.1fs", gt.Slice, time.Since(start).Seconds()))
+	d.events.Emit(events.Event{Event: events.GoldenBuilt, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()})
+	s.Progress("golden", svc.Name, fmt.Sprintf("template %s built in %.1fs", gt.Slice, time.Since(start).Seconds()))
 	return true, nil
 }
 
@@ -182,7 +182,7 @@ func (d *Engine) discardTemplate(ctx context.Context, conn AdapterConn, store *g
 // least recently used first, keeping keepSlice. A template that cannot be
 // dropped is logged and stays listed; the world being brought up does not
 // depend on it.
-func (d *Engine) evictGoldens(ctx context.Context, s *stream, w *world, svc *config.Service, conn AdapterConn, g golden.Group, keepSlice string) {
+func (d *Engine) evictGoldens(ctx context.Context, s Progress, w *world, svc *config.Service, conn AdapterConn, g golden.Group, keepSlice string) {
 	store := d.GoldenStore()
 	recs, err := store.List()
 	if err != nil {
@@ -191,7 +191,7 @@ func (d *Engine) evictGoldens(ctx context.Context, s *stream, w *world, svc *con
 	coords := w.coords()
 	for _, r := range golden.Evict(recs, g, w.cfg.Project.Keep(), keepSlice) {
 		m := d.goldenLock(s, svc.Name, r.Slice)
-		s.progress("golden", svc.Name, fmt.Sprintf("dropping template %s (least recently used beyond golden_keep = %d)", r.Slice, w.cfg.Project.Keep()))
+		s.Progress("golden", svc.Name, fmt.Sprintf("dropping template %s (least recently used beyond golden_keep = %d)", r.Slice, w.cfg.Project.Keep()))
 		_, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, r.Slice, coords)})
 		if err == nil {
 			err = store.Delete(r)
@@ -199,7 +199,7 @@ func (d *Engine) evictGoldens(ctx context.Context, s *stream, w *world, svc *con
 		m.Unlock()
 		if err != nil {
 			d.log.Warn("drop template", "template", r.Slice, "error", err)
-			s.progress("golden", svc.Name, fmt.Sprintf("could not drop template %s: %v (binky golden drop %s retries)", r.Slice, err, r.Slice))
+			s.Progress("golden", svc.Name, fmt.Sprintf("could not drop template %s: %v (binky golden drop %s retries)", r.Slice, err, r.Slice))
 		}
 	}
 }

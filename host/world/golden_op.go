@@ -14,20 +14,16 @@ import (
 	"github.com/binkyhq/binky/sdk"
 )
 
-// OpGolden lists golden templates, or drops them. Rebuild is a drop: the
+// Golden lists golden templates, or drops them. Rebuild is a drop: the
 // next up (or reset) of a world whose key the template had builds it again
 // from that worktree's inputs, which is the only place its migrate and
 // seed can run.
-func (d *Engine) OpGolden(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
-	var a api.GoldenArgs
-	if err := api.Decode(raw, &a); err != nil {
-		return nil, err
-	}
+func (d *Engine) Golden(ctx context.Context, a api.GoldenArgs, s Progress) (*api.GoldenResult, error) {
 	store := d.GoldenStore()
 	recs, err := store.List()
 	if err != nil {
 		d.log.Warn("list templates", "error", err)
-		s.progress("golden", "", "some template records could not be read: "+err.Error())
+		s.Progress("golden", "", "some template records could not be read: "+err.Error())
 	}
 	out := &api.GoldenResult{Templates: []api.GoldenTemplate{}}
 	switch a.Action {
@@ -53,7 +49,7 @@ func (d *Engine) OpGolden(ctx context.Context, raw json.RawMessage, s *stream) (
 			if err := d.dropTemplate(ctx, s, &a, r); err != nil {
 				info.Error = err.Error()
 				failed = append(failed, r.Slice)
-				s.progress(a.Action, r.Service, r.Slice+": "+err.Error())
+				s.Progress(a.Action, r.Service, r.Slice+": "+err.Error())
 			}
 			out.Templates = append(out.Templates, info)
 		}
@@ -101,10 +97,10 @@ func (d *Engine) templateInfo(r *golden.Record, live map[string]map[string]bool)
 }
 
 // dropTemplate destroys one template through its adapter and forgets it.
-func (d *Engine) dropTemplate(ctx context.Context, s *stream, a *api.GoldenArgs, r *golden.Record) error {
+func (d *Engine) dropTemplate(ctx context.Context, s Progress, a *api.GoldenArgs, r *golden.Record) error {
 	m := d.goldenLock(s, r.Service, r.Slice)
 	defer m.Unlock()
-	s.progress(a.Action, r.Service, r.Slice)
+	s.Progress(a.Action, r.Service, r.Slice)
 	t, svc, found := d.templateTarget(ctx, a, r)
 	var timeout time.Duration
 	if svc != nil {

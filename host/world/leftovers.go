@@ -51,7 +51,7 @@ func (d *Engine) endLeftHooks() {
 		if len(left) > 0 {
 			ev.Error = "still alive after SIGKILL: pid " + joinInts(left)
 		}
-		d.emit(ev)
+		d.events.Emit(ev)
 		d.log.Warn("ended a run the previous daemon left", "world", project+"/"+worktree, "service", service, "step", step, "pids", pids, "left", left)
 	}
 }
@@ -69,24 +69,24 @@ func splitHookMarker(m string) (project, worktree, service, step string) {
 // endPriorRun ends a run of one step that an earlier daemon left (the
 // start-up sweep ends them too; this covers a run that outlived it), and
 // says so through progress.
-func (d *Engine) endPriorRun(s *stream, rec *registry.Worktree, service, step string) error {
+func (d *Engine) endPriorRun(s Progress, rec *registry.Worktree, service, step string) error {
 	marker := supervisor.HookMarker(d.homeID, rec.Project, rec.Name, service, step)
 	pids := supervisor.MarkedProcesses(marker)
 	if len(pids) == 0 {
 		return nil
 	}
 	if s != nil {
-		s.progress(step, service, fmt.Sprintf("ending the %s an earlier daemon left running (pid %s) before starting it again", step, joinInts(pids)))
+		s.Progress(step, service, fmt.Sprintf("ending the %s an earlier daemon left running (pid %s) before starting it again", step, joinInts(pids)))
 	}
 	left := supervisor.EndMarked(marker, syscall.SIGTERM, hookStopGrace)
 	ev := events.Event{Event: events.HookEnded, Project: rec.Project, Worktree: rec.Name, Service: service,
 		Detail: fmt.Sprintf("%s left running by an earlier daemon, pid %s", step, joinInts(pids))}
 	if len(left) > 0 {
 		ev.Error = "still alive: pid " + joinInts(left)
-		d.emit(ev)
+		d.events.Emit(ev)
 		return fmt.Errorf("an earlier %s of %s (pid %s) is still running and would not stop", step, service, joinInts(left))
 	}
-	d.emit(ev)
+	d.events.Emit(ev)
 	return nil
 }
 
@@ -102,7 +102,7 @@ func (d *Engine) markInterrupted(ctx context.Context, rec *registry.Worktree, sv
 	for _, sv := range svcs {
 		if sv.Kind == registry.KindAdapter && sv.State == state.ServiceProvisioning {
 			cut = append(cut, sv.Name)
-			d.emit(events.Event{Event: events.SliceInterrupted, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Adapter: sv.Adapter, Detail: sv.Slice})
+			d.events.Emit(events.Event{Event: events.SliceInterrupted, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Adapter: sv.Adapter, Detail: sv.Slice})
 		}
 	}
 	if len(cut) == 0 {

@@ -51,7 +51,7 @@ func ago(d time.Duration) string {
 // changes; the wait ends without the lock when ctx ends, the error naming
 // what it waited for. (A wait that should end when the caller hangs up
 // takes UntilGone's context.)
-func (l *Lock) Lock(ctx context.Context, s *Stream, op, what string) error {
+func (l *Lock) Lock(ctx context.Context, s Progress, op, what string) error {
 	var told Holder
 	for {
 		l.mu.Lock()
@@ -66,7 +66,7 @@ func (l *Lock) Lock(ctx context.Context, s *Stream, op, what string) error {
 		freed, h := l.freed, l.holder
 		l.mu.Unlock()
 		if s != nil && h != told {
-			s.progress("lock", "", h.WaitingFor(time.Now()))
+			s.Progress("lock", "", h.WaitingFor(time.Now()))
 			told = h
 		}
 		select {

@@ -33,7 +33,7 @@ func (d *Engine) Reconcile(ctx context.Context) {
 			// starting; RecordLive marks it once it can.
 			if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldFailed); err == nil {
 				rec.State = state.WorldFailed
-				d.emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
+				d.events.Emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
 			} else {
 				d.log.Warn("reconcile: mark failed a world the previous daemon left mid-up", "world", rec.Project+"/"+rec.Name, "error", err)
 				d.unfailedMu.Lock()
@@ -84,9 +84,9 @@ func (d *Engine) Reconcile(ctx context.Context) {
 		if r.Err != nil {
 			e.Error = r.Err.Error()
 		}
-		d.emit(e)
+		d.events.Emit(e)
 	}
-	d.refreshRoutes(ctx)
+	d.routes.Refresh(ctx)
 }
 
 // RecordLive writes to the registry what this daemon learned while the
@@ -108,7 +108,7 @@ func (d *Engine) RecordLive(ctx context.Context) {
 			d.log.Warn("mark failed a world the previous daemon left mid-up", "world", rec.Project+"/"+rec.Name, "error", err)
 			continue
 		}
-		d.emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
+		d.events.Emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: "the daemon stopped during up"})
 	}
 	type world struct{ project, name string }
 	recs := map[world]map[string]*registry.Service{}

@@ -2,7 +2,6 @@ package world
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/binkyhq/binky/host/api"
@@ -13,15 +12,11 @@ import (
 	"github.com/binkyhq/binky/sdk"
 )
 
-// OpReset puts a world's slices (or one service's) back to the golden state:
+// Reset puts a world's slices (or one service's) back to the golden state:
 // the slice is dropped and cloned again from the template (rebuilt first if
 // migrate or seed changed). A service without clone_from is rebuilt by
 // provision+migrate+seed.
-func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
-	var a api.ResetArgs
-	if err := api.Decode(raw, &a); err != nil {
-		return nil, err
-	}
+func (d *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.World, error) {
 	rec, unlock, err := d.lockWorld(ctx, s, "reset", a.WorldRef)
 	if err != nil {
 		return nil, err
@@ -98,12 +93,12 @@ func (d *Engine) OpReset(ctx context.Context, raw json.RawMessage, s *stream) (a
 				conn.Close()
 				return nil, fmt.Errorf("record the reset of %s before dropping its slice (nothing was dropped): %w", name, err)
 			}
-			s.progress("reset", name, slName)
+			s.Progress("reset", name, slName)
 			if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, slName, w.coords())}); err != nil {
 				conn.Close()
 				return nil, degrade(name, api.Errorf(api.CodeFailed, "drop slice %q of %s: %w", slName, name, err))
 			}
-			d.emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
+			d.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
 			var sl slice
 			if svc.CloneFrom != "" {
 				sl, err = d.sliceFromGolden(ctx, s, w, rec, svc, conn, slName)

@@ -2,21 +2,16 @@ package world
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 
 	"github.com/binkyhq/binky/host/api"
 )
 
-// OpRestart restarts a world's cmd services — the named ones, or all — in
+// Restart restarts a world's cmd services — the named ones, or all — in
 // dependency order: stopped last-first, then started first-first, each
 // waited healthy as up waits, with the config the world runs with now.
-func (d *Engine) OpRestart(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
-	var a api.RestartArgs
-	if err := api.Decode(raw, &a); err != nil {
-		return nil, err
-	}
+func (d *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*api.World, error) {
 	rec, unlock, err := d.lockWorld(ctx, s, "restart", a.WorldRef)
 	if err != nil {
 		return nil, err
@@ -54,7 +49,7 @@ func (d *Engine) OpRestart(ctx context.Context, raw json.RawMessage, s *stream) 
 		return nil, err
 	}
 	for _, name := range slices.Backward(order) {
-		s.progress("stop", name, "restart")
+		s.Progress("stop", name, "restart")
 		if err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, name)); err != nil {
 			return nil, api.Errorf(api.CodeFailed, "stop %s to restart it: %w", name, err)
 		}
@@ -65,6 +60,6 @@ func (d *Engine) OpRestart(ctx context.Context, raw json.RawMessage, s *stream) 
 			return nil, err
 		}
 	}
-	d.refreshRoutes(ctx)
+	d.routes.Refresh(ctx)
 	return d.worldStatus(ctx, rec)
 }

@@ -2,7 +2,6 @@ package world
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"time"
@@ -18,15 +17,11 @@ import (
 // ("<world marker>run#run"): down and remove end one still running.
 const runService = "run"
 
-// OpRun runs one command in a world's worktree with the environment verify
+// Run runs one command in a world's worktree with the environment verify
 // gives its checks, once the jobs queue (host/admission) lets it start. Its
 // output streams back redacted; a caller that hangs up leaves the queue,
 // or ends the command.
-func (d *Engine) OpRun(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
-	var a api.RunArgs
-	if err := api.Decode(raw, &a); err != nil {
-		return nil, err
-	}
+func (d *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunResult, error) {
 	if (len(a.Argv) == 0) == (a.Command == "") {
 		return nil, api.Errorf(api.CodeInvalid, "give the command to run: binky run <worktree> -- <command> [args…]")
 	}
@@ -63,7 +58,7 @@ func (d *Engine) OpRun(ctx context.Context, raw json.RawMessage, s *stream) (any
 	}
 	start := time.Now()
 	code := d.runMarked(cmd, rec, env, runService, 0, s)
-	return api.RunResult{
+	return &api.RunResult{
 		Project: rec.Project, Worktree: rec.Name, ExitCode: code,
 		DurationMS: time.Since(start).Milliseconds(), WaitedMS: waited.Milliseconds(),
 	}, nil
@@ -73,7 +68,7 @@ func (d *Engine) OpRun(ctx context.Context, raw json.RawMessage, s *stream) (any
 // world (binky run, a verify check), reporting its position and reason as
 // progress. It returns the release to call once the command ends, and how
 // long it waited.
-func (d *Engine) jobPlace(ctx context.Context, s *stream, rec *registry.Worktree, cfg *config.Config) (func(), time.Duration, error) {
+func (d *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktree, cfg *config.Config) (func(), time.Duration, error) {
 	if d.adm == nil || d.admOff {
 		return func() {}, 0, nil
 	}
@@ -83,14 +78,14 @@ func (d *Engine) jobPlace(ctx context.Context, s *stream, rec *registry.Worktree
 	queued := false
 	release, err := d.adm.Job(wctx, rec.Project, admission.JobLimits{Jobs: cfg.Project.Jobs, RAMReserve: cfg.Project.RAMReserve}, func(w admission.Wait) {
 		queued = true
-		s.progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
+		s.Progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
 	})
 	if err != nil {
 		return nil, 0, api.Wrap(api.CodeFailed, err)
 	}
 	waited := time.Since(start)
 	if queued {
-		s.progress("admitted", "", "waited "+waited.Round(time.Millisecond).String())
+		s.Progress("admitted", "", "waited "+waited.Round(time.Millisecond).String())
 	}
 	return release, waited, nil
 }
@@ -99,7 +94,7 @@ func (d *Engine) jobPlace(ctx context.Context, s *stream, rec *registry.Worktree
 // (service#service) in a process group of its own, streaming its output
 // redacted as output frames numbered i, and returns its exit code (-1 when
 // it could not run or was killed).
-func (d *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string, i int, s *stream) int {
+func (d *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string, i int, s Progress) int {
 	cmd.Dir = rec.Path
 	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, service, service))
 	asIs := func(s string) string { return s }
@@ -115,6 +110,6 @@ func (d *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, 
 	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() >= 0 {
 		return cmd.ProcessState.ExitCode()
 	}
-	s.output(i, "stderr", fmt.Sprintf("binky: %v\n", err))
+	s.Output(i, "stderr", fmt.Sprintf("binky: %v\n", err))
 	return -1
 }

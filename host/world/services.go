@@ -26,7 +26,7 @@ func (d *Engine) SupKey(project, worktree, service string) supervisor.Key {
 }
 
 // startService starts one cmd service and waits until it is healthy.
-func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) error {
+func (d *Engine) startService(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) error {
 	spec, err := d.serviceSpec(w, rec, svc, coords)
 	if err != nil {
 		return err
@@ -42,18 +42,18 @@ func (d *Engine) startService(ctx context.Context, s *stream, w *world, rec *reg
 	}); err != nil {
 		return fmt.Errorf("record service %s: %w", svc.Name, err)
 	}
-	s.progress("start", svc.Name, "")
+	s.Progress("start", svc.Name, "")
 	return d.runSpec(ctx, s, svc.Name, spec)
 }
 
 // runSpec starts a cmd service's process from spec and waits until it is
 // healthy, telling s (nil: nobody) of each step.
-func (e *Engine) runSpec(ctx context.Context, s *stream, name string, spec supervisor.Spec) error {
+func (e *Engine) runSpec(ctx context.Context, s Progress, name string, spec supervisor.Spec) error {
 	if err := e.sup.Start(ctx, spec); err != nil {
 		return api.Errorf(api.CodeFailed, "start %s: %w", name, err)
 	}
 	if spec.Health != nil && s != nil {
-		s.progress("health", name, spec.Health.String())
+		s.Progress("health", name, spec.Health.String())
 	}
 	if err := e.sup.WaitHealthy(ctx, spec.Key); err != nil {
 		var he *supervisor.HealthError
@@ -63,7 +63,7 @@ func (e *Engine) runSpec(ctx context.Context, s *stream, name string, spec super
 		return api.Errorf(api.CodeFailed, "%s did not become healthy: %w", name, err)
 	}
 	if s != nil {
-		s.progress("healthy", name, "")
+		s.Progress("healthy", name, "")
 	}
 	return nil
 }
@@ -243,8 +243,8 @@ func (d *Engine) onSupervisorEvent(ev supervisor.Event) {
 		e.Attempt = ev.Attempt
 		e.DurationMS = ev.Delay.Milliseconds()
 	}
-	d.emit(e)
-	d.refreshRoutesAsync()
+	d.events.Emit(e)
+	d.routes.RefreshAsync()
 }
 
 // SpecJSON is how a service's run spec is kept in the registry, so a later

@@ -106,7 +106,7 @@ func recordedAs(svc *config.Service) (admin, cfg string) {
 // fails halfway leaves a record that remove drops and the next up rebuilds.
 // It reports whether the slice was made (or made again) rather than
 // reused, so the world's dependents of a rebuilt slice are restarted.
-func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service) (slice, bool, error) {
+func (d *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service) (slice, bool, error) {
 	old, err := d.reg.Service(ctx, rec.ID, svc.Name)
 	have := err == nil && old.Kind == registry.KindAdapter && (old.Adapter == "" || old.Adapter == svc.Adapter)
 	name := ""
@@ -146,12 +146,12 @@ func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 			// with them instead of failing with the old ones.
 			changed := sl.Address != old.Address || !maps.Equal(sl.Values, old.Values)
 			if changed {
-				s.progress("provision", svc.Name, "the slice's address or credentials changed on the server; what depends on it restarts with the new ones")
+				s.Progress("provision", svc.Name, "the slice's address or credentials changed on the server; what depends on it restarts with the new ones")
 			}
 			return sl, changed, nil
 		}
-		d.emit(events.Event{Event: events.SliceVanished, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Detail: name})
-		s.progress("provision", svc.Name, "slice "+name+" is gone from the server; building it again")
+		d.events.Emit(events.Event{Event: events.SliceVanished, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Detail: name})
+		s.Progress("provision", svc.Name, "slice "+name+" is gone from the server; building it again")
 		have = false
 	}
 	admin, cfgJSON := recordedAs(svc)
@@ -188,17 +188,17 @@ func (d *Engine) ensureSlice(ctx context.Context, s *stream, w *world, rec *regi
 }
 
 // buildSlice is the slow path: provision, resolve, migrate, seed.
-func (d *Engine) buildSlice(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
+func (d *Engine) buildSlice(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
 	ev := events.Event{Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter}
-	s.progress("provision", svc.Name, name)
+	s.Progress("provision", svc.Name, name)
 	t := d.target(w, svc, name, w.coords())
 	if _, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t}); err != nil {
 		ev.Event, ev.Error = events.SliceFailed, err.Error()
-		d.emit(ev)
+		d.events.Emit(ev)
 		return slice{}, api.Errorf(api.CodeFailed, "provision %s slice %q for %s: %w", svc.Adapter, name, svc.Name, err)
 	}
 	ev.Event = events.SliceProvisioned
-	d.emit(ev)
+	d.events.Emit(ev)
 	sl, err := d.resolveSlice(ctx, conn, svc, t)
 	if err != nil {
 		return slice{}, err
@@ -245,7 +245,7 @@ func (d *Engine) redactSlice(sl slice, secret ...string) {
 }
 
 // migrateAndSeed runs a service's migrate then seed against sl.
-func (d *Engine) migrateAndSeed(ctx context.Context, s *stream, w *world, rec *registry.Worktree, svc *config.Service, sl slice) error {
+func (d *Engine) migrateAndSeed(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, sl slice) error {
 	saved, had := w.slices[svc.Name]
 	w.slices[svc.Name] = sl
 	defer func() {
@@ -261,17 +261,17 @@ func (d *Engine) migrateAndSeed(ctx context.Context, s *stream, w *world, rec *r
 		if step.cmd == "" {
 			continue
 		}
-		s.progress(step.name, svc.Name, "")
+		s.Progress(step.name, svc.Name, "")
 		start := time.Now()
 		err := d.runHook(ctx, w, rec, svc, step.name, step.cmd, coords)
 		ev := events.Event{Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()}
 		if err != nil {
 			ev.Event, ev.Error = step.failed, err.Error()
-			d.emit(ev)
+			d.events.Emit(ev)
 			return err
 		}
 		ev.Event = step.done
-		d.emit(ev)
+		d.events.Emit(ev)
 	}
 	return nil
 }

@@ -59,9 +59,6 @@ type Stream struct {
 	redact func(string) string
 }
 
-// stream is the name the pipeline's bodies use.
-type stream = Stream
-
 // NewStream writes frames to w, each within FrameWait when w takes a write
 // deadline (a net.Conn); redact (nil: none) masks progress and output text.
 func NewStream(w io.Writer, redact func(string) string) *Stream {
@@ -109,7 +106,7 @@ func (s *Stream) SetWait(wait time.Duration) {
 
 // UntilGone is ctx ended also when s's caller hangs up or stops reading
 // (its cause ErrCallerGone).
-func UntilGone(ctx context.Context, s *Stream) (context.Context, context.CancelFunc) {
+func UntilGone(ctx context.Context, s Progress) (context.Context, context.CancelFunc) {
 	return until(ctx, s.Gone(), ErrCallerGone)
 }
 
@@ -119,7 +116,7 @@ var ErrCallerHungUp = errors.New("the caller hung up")
 // UntilHungUp is ctx ended also when s's caller hangs up (its cause
 // ErrCallerHungUp), but not when it only stops reading: a binky run whose
 // output waits behind a paused pager runs to its end, its output dropped.
-func UntilHungUp(ctx context.Context, s *Stream) (context.Context, context.CancelFunc) {
+func UntilHungUp(ctx context.Context, s Progress) (context.Context, context.CancelFunc) {
 	return until(ctx, s.HungUp(), ErrCallerHungUp)
 }
 

@@ -16,7 +16,7 @@ import (
 // and the log. A world another op is working on is left alone.
 func (e *Engine) Suspend(ctx context.Context, project, wt, why string) error {
 	key := Key(project, wt)
-	m := e.worldLock(project, wt)
+	m := e.WorldLock(project, wt)
 	if !m.TryLock("suspend", wt) {
 		return fmt.Errorf("world %s is busy", key)
 	}
@@ -36,9 +36,9 @@ func (e *Engine) Suspend(ctx context.Context, project, wt, why string) error {
 		e.Pause(ctx, rec, false)
 		return err
 	}
-	e.emit(events.Event{Event: events.WorldSuspended, Project: project, Worktree: wt, Detail: why})
+	e.events.Emit(events.Event{Event: events.WorldSuspended, Project: project, Worktree: wt, Detail: why})
 	e.log.Info("world suspended", "world", key, "why", why)
-	e.refreshRoutes(ctx)
+	e.routes.Refresh(ctx)
 	return nil
 }
 
@@ -47,7 +47,7 @@ func (e *Engine) Suspend(ctx context.Context, project, wt, why string) error {
 // or removed meanwhile is left as it is.
 func (e *Engine) Resume(ctx context.Context, project, wt string) error {
 	key := Key(project, wt)
-	m := e.worldLock(project, wt)
+	m := e.WorldLock(project, wt)
 	if err := m.Lock(ctx, nil, "resume", wt); err != nil {
 		return err
 	}
@@ -65,9 +65,9 @@ func (e *Engine) Resume(ctx context.Context, project, wt string) error {
 	if err := e.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
 		return err
 	}
-	e.emit(events.Event{Event: events.WorldResumed, Project: project, Worktree: wt})
+	e.events.Emit(events.Event{Event: events.WorldResumed, Project: project, Worktree: wt})
 	e.log.Info("world resumed", "world", key)
-	e.refreshRoutes(ctx)
+	e.routes.Refresh(ctx)
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,21 +31,10 @@ func TestWakeSuspendResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var (
-		mu  sync.Mutex
-		evs []events.Event
-	)
-	var locks KeyedLocks[Lock]
+	fd := &fakeDaemon{}
 	e := New(Options{
 		Home: home, HomeID: "h" + strconv.Itoa(os.Getpid()), Logger: hclog.NewNullLogger(), Redact: redact.New(), Registry: reg,
-		Emit: func(ev events.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			evs = append(evs, ev)
-		},
-		WorldLock:          func(project, wt string) *Lock { return locks.Get(project + "/" + wt) },
-		RefreshRoutes:      func(context.Context) {},
-		RefreshRoutesAsync: func() {},
+		Events: fd, Routes: fd,
 	})
 	dir := t.TempDir()
 	cfg := parse(t, `
@@ -124,8 +112,9 @@ depends_on = ["api"]
 	}
 	lastEvent := func(want, detail string) {
 		t.Helper()
-		mu.Lock()
-		defer mu.Unlock()
+		fd.mu.Lock()
+		defer fd.mu.Unlock()
+		evs := fd.events
 		if len(evs) == 0 || evs[len(evs)-1].Event != want || evs[len(evs)-1].Detail != detail {
 			t.Fatalf("events %+v; want the last %s (%q)", evs, want, detail)
 		}
@@ -171,7 +160,7 @@ depends_on = ["api"]
 		stopped(k, false)
 	}
 
-	m := locks.Get("acme/wt")
+	m := e.WorldLock("acme", "wt")
 	if !m.TryLock("up", "wt") {
 		t.Fatal("the world's lock is held after resume")
 	}

@@ -2,7 +2,6 @@ package world
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,13 +22,9 @@ import (
 	"github.com/binkyhq/binky/sdk/names"
 )
 
-// OpUp brings one world up: config → worktree → admission → ports → slices
+// Up brings one world up: config → worktree → admission → ports → slices
 // → supervise → proxy, each step recorded as it happens.
-func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ any, retErr error) {
-	var a api.UpArgs
-	if err := api.Decode(raw, &a); err != nil {
-		return nil, err
-	}
+func (d *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World, retErr error) {
 	if a.Dir == "" {
 		return nil, api.Errorf(api.CodeInvalid, "up needs the directory you stand in")
 	}
@@ -49,7 +44,7 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	if a.DryRun {
 		return d.dryRun(ctx, a, mainCfg)
 	}
-	s.progress("worktree", "", a.Branch)
+	s.Progress("worktree", "", a.Branch)
 	wt, created, err := d.ensureWorktree(ctx, repo, a, mainCfg)
 	if err != nil {
 		return nil, err
@@ -57,7 +52,7 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	cfg, cfgErr := mainCfg, error(nil)
 	if wtCfg := filepath.Join(wt.Path, "binky.toml"); wt.Path != repo.Root {
 		if _, statErr := os.Stat(wtCfg); statErr == nil {
-			s.progress("config", "", wtCfg)
+			s.Progress("config", "", wtCfg)
 			if c, err := LoadConfigContext(ctx, wtCfg); err != nil {
 				cfgErr = err
 			} else {
@@ -84,14 +79,14 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 		if err := worktree.MarkMade(wt.Path); err != nil {
 			d.log.Warn("mark the new worktree as binky's", "path", wt.Path, "error", err)
 		}
-		d.emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
+		d.events.Emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
 	}
 
 	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
 	// RAM and disk), or resume the world if it is suspended. An up that
 	// fails gives its place back.
 	queued := &registry.Worktree{Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
-	if err := d.admit(ctx, s, cfg, queued, a.NoWait); err != nil {
+	if err := d.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
 		return nil, err
 	}
 	key := Key(project, wtName)
@@ -101,13 +96,13 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 		}
 		d.adm.Done(key)
 		if retErr != nil {
-			d.released(project, wtName)
+			d.admission.Released(project, wtName)
 		}
 	}()
 
 	// The world's lock: a caller that hangs up while another op holds it
 	// leaves, as it leaves the queue.
-	lock := d.worldLock(project, wtName)
+	lock := d.WorldLock(project, wtName)
 	lctx, cancel := UntilGone(ctx, s)
 	err = lock.Lock(lctx, s, "up", wtName)
 	cancel()
@@ -147,7 +142,7 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	if err != nil {
 		return nil, fmt.Errorf("record worktree: %w", err)
 	}
-	d.emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
+	d.events.Emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
 	fail := func(err error) error {
 		// The reason status shows: what failed, on one line (oneLine), redacted
 		// (the full text, with log lines, went to the caller).
@@ -160,8 +155,8 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 		if serr := d.reg.SetWorktreeStateReason(rctx, rec.ID, state.WorldFailed, reason); serr != nil {
 			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
 		}
-		d.emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
-		d.refreshRoutes(rctx)
+		d.events.Emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
+		d.routes.Refresh(rctx)
 		return err
 	}
 	if cfgErr != nil {
@@ -189,13 +184,13 @@ func (d *Engine) OpUp(ctx context.Context, raw json.RawMessage, s *stream) (_ an
 	if !d.admOff {
 		d.adm.SetIdle(key, cfg.Project.IdleSuspend)
 	}
-	d.emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
+	d.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
 	return w, nil
 }
 
 // bringUp runs steps 4–7 for a recorded worktree; caller is the caller's
 // environment, the base of every process it starts.
-func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
+func (d *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
 	project, wtName := rec.Project, rec.Name
 
 	// 4. ports: one block for every port the world asks for, each proven
@@ -204,7 +199,7 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 	_, size := portPlan(cfg, 0)
 	lo, hi := 0, 0
 	if size > 0 {
-		s.progress("ports", "", fmt.Sprintf("%d wanted", size))
+		s.Progress("ports", "", fmt.Sprintf("%d wanted", size))
 		var err error
 		var skipped []int
 		lo, hi, skipped, err = d.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
@@ -215,19 +210,19 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 		if len(skipped) > 0 {
 			// Another program's ports were stepped over: say whose.
 			who := heldBy(skipped)
-			d.emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
-			s.progress("ports", "", "skipped ports held by another program: "+who)
+			d.events.Emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
+			s.Progress("ports", "", "skipped ports held by another program: "+who)
 		}
 		if lo, hi, err = d.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
 			return nil, err
 		}
-		d.emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
+		d.events.Emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
 	}
 	plan, _ := portPlan(cfg, lo)
 	w := &world{
 		cfg: cfg, project: project, worktree: wtName, path: rec.Path,
 		plan: plan, slices: map[string]slice{}, env: envVals, caller: caller,
-		proxyURL: d.urlFor(cfg),
+		proxyURL: d.routes.URLFor(cfg),
 		hostOf:   func(svc string) string { return names.Host(cfg.Services[svc].URL, wtName, project) },
 	}
 
@@ -279,8 +274,8 @@ func (d *Engine) bringUp(ctx context.Context, s *stream, cfg *config.Config, rec
 	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
 		return nil, fmt.Errorf("record world state: %w", err)
 	}
-	d.refreshRoutes(ctx)
-	s.progress("ready", "", "")
+	d.routes.Refresh(ctx)
+	s.Progress("ready", "", "")
 	rec.State = state.WorldUp
 	return d.worldStatus(ctx, rec)
 }
@@ -337,14 +332,14 @@ func (d *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 // last reservation did not count (another user's junk, a gone home's
 // lease…), at most three, one line each: "ignored port lease <path>
 // (owner uid N): <reason>".
-func noteIgnoredLeases(s *stream, a *ports.Allocator) {
+func noteIgnoredLeases(s Progress, a *ports.Allocator) {
 	ignored, total := a.IgnoredLeases()
 	for i, ig := range ignored {
 		if i == 3 {
-			s.progress("ports", "", fmt.Sprintf("and %d more ignored port leases; binky doctor lists them", total-3))
+			s.Progress("ports", "", fmt.Sprintf("and %d more ignored port leases; binky doctor lists them", total-3))
 			return
 		}
-		s.progress("ports", "", ig.String())
+		s.Progress("ports", "", ig.String())
 	}
 }
 
@@ -362,7 +357,7 @@ func anyOwned(held []int) bool {
 // lo..hi. Ports the world's own processes hold are fine. When another
 // program holds one and nothing of the world runs, the block moves to free
 // ports; when the world runs, the error names the port and its holder.
-func (d *Engine) proveBlock(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree, lo, hi, size int) (int, int, error) {
+func (d *Engine) proveBlock(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, lo, hi, size int) (int, int, error) {
 	held := d.ports.Check(ctx, lo, hi)
 	// A port found held with no visible listener is looked at again for a
 	// moment: under a stampede a probe can fail for a passing reason (a
@@ -386,7 +381,7 @@ func (d *Engine) proveBlock(ctx context.Context, s *stream, cfg *config.Config, 
 		return lo, hi, nil
 	}
 	who := heldBy(foreign)
-	d.emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: foreign, Detail: who})
+	d.events.Emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: foreign, Detail: who})
 	if len(own) > 0 {
 		return 0, 0, api.Errorf(api.CodeConflict, "ports of %s are held by another program: %s; stop that program, or run binky down %s and up again to move the world to free ports", rec.Name, who, rec.Name)
 	}
@@ -397,6 +392,6 @@ func (d *Engine) proveBlock(ctx context.Context, s *stream, cfg *config.Config, 
 	if err != nil {
 		return 0, 0, api.Errorf(api.CodeConflict, "ports %d-%d are held by another program (%s) and no other block is free: %w", lo, hi, who, err)
 	}
-	s.progress("ports", "", fmt.Sprintf("held by another program: %s; the world moves to ports %d-%d", who, nlo, nhi))
+	s.Progress("ports", "", fmt.Sprintf("held by another program: %s; the world moves to ports %d-%d", who, nlo, nhi))
 	return nlo, nhi, nil
 }

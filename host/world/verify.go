@@ -15,14 +15,10 @@ import (
 	"github.com/binkyhq/binky/host/worktree"
 )
 
-// OpVerify runs every [agents] verify command of a world in its worktree,
+// Verify runs every [agents] verify command of a world in its worktree,
 // in order, each with the exposed coordinates in its environment, streaming
 // its output. Every check runs; the run is recorded against HEAD.
-func (d *Engine) OpVerify(ctx context.Context, raw json.RawMessage, s *stream) (any, error) {
-	var a api.VerifyArgs
-	if err := api.Decode(raw, &a); err != nil {
-		return nil, err
-	}
+func (d *Engine) Verify(ctx context.Context, a api.VerifyArgs, s Progress) (*api.Verify, error) {
 	rec, err := d.findWorld(ctx, a.WorldRef)
 	if err != nil {
 		return nil, err
@@ -48,7 +44,7 @@ func (d *Engine) OpVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 	// clash), and none beside a run an earlier daemon left.
 	vl := d.verifies.Get(Key(rec.Project, rec.Name))
 	if !vl.TryLock() {
-		s.progress("verify", "", "waiting: another verify of this world is running")
+		s.Progress("verify", "", "waiting: another verify of this world is running")
 		vl.Lock()
 	}
 	defer vl.Unlock()
@@ -62,7 +58,7 @@ func (d *Engine) OpVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 	}
 	run := &registry.VerifyRun{WorktreeID: rec.ID, StartedAt: time.Now(), Commit: commit, Dirty: dirty, Passed: true}
 	for i, command := range cfg.Agents.Verify {
-		s.progress("verify", "", command)
+		s.Progress("verify", "", command)
 		start := time.Now()
 		sh := renderShellCmd(command, "", coords)
 		// Each check waits for a place in the jobs queue (docs/admission.md).
@@ -81,7 +77,7 @@ func (d *Engine) OpVerify(ctx context.Context, raw json.RawMessage, s *stream) (
 		return nil, err
 	}
 	passed := run.Passed
-	d.emit(events.Event{Event: events.VerifyDone, Project: rec.Project, Worktree: rec.Name, Passed: &passed, DurationMS: run.Duration.Milliseconds()})
+	d.events.Emit(events.Event{Event: events.VerifyDone, Project: rec.Project, Worktree: rec.Name, Passed: &passed, DurationMS: run.Duration.Milliseconds()})
 	out := VerifyOf(run)
 	if !run.Passed {
 		var failed []string
@@ -129,7 +125,7 @@ func (d *Engine) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *
 	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
-		env: envVals, caller: caller, proxyURL: d.urlFor(cfg), hostOf: d.hostOf(cfg, rec)}
+		env: envVals, caller: caller, proxyURL: d.routes.URLFor(cfg), hostOf: d.routes.HostOf(cfg, rec)}
 	svcs, err := d.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, err
@@ -149,7 +145,7 @@ const verifyService = "verify"
 
 // runCheck runs one verify command, streaming its output, and returns its
 // exit code (-1 when it could not run or was killed).
-func (d *Engine) runCheck(ctx context.Context, rec *registry.Worktree, i int, command string, env []string, s *stream) int {
+func (d *Engine) runCheck(ctx context.Context, rec *registry.Worktree, i int, command string, env []string, s Progress) int {
 	// Marked as the world's, in a group of its own: down and remove end a
 	// check still running, and a daemon that starts ends one a killed
 	// daemon left (nothing else would). runMarked gives each pipe one
@@ -160,7 +156,7 @@ func (d *Engine) runCheck(ctx context.Context, rec *registry.Worktree, i int, co
 // chunkWriter streams a command's output to the caller as output frames.
 type chunkWriter struct {
 	mu     sync.Mutex
-	s      *stream
+	s      Progress
 	check  int
 	name   string
 	redact func(string) string
@@ -169,7 +165,7 @@ type chunkWriter struct {
 func (w *chunkWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.s.output(w.check, w.name, w.redact(string(p)))
+	w.s.Output(w.check, w.name, w.redact(string(p)))
 	return len(p), nil
 }
 

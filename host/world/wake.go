@@ -18,7 +18,7 @@ import (
 // is needed. A world up meanwhile is left as it is; one in another state
 // is refused. The caller (the daemon's waker) has admitted it.
 func (e *Engine) WakeStart(ctx context.Context, cfg *config.Config, rec *registry.Worktree) error {
-	m := e.worldLock(rec.Project, rec.Name)
+	m := e.WorldLock(rec.Project, rec.Name)
 	if err := m.Lock(ctx, nil, "wake", rec.Name); err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (e *Engine) WakeStart(ctx context.Context, cfg *config.Config, rec *registr
 	if err := e.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
 		return err
 	}
-	e.refreshRoutes(ctx)
+	e.routes.Refresh(ctx)
 	return nil
 }
 

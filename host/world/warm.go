@@ -28,7 +28,7 @@ const setupService = "setup"
 // since its last success. Both are remembered in $BINKY_HOME/warm, so a
 // second up does neither, and a worktree removed and made again under the
 // same name starts over.
-func (d *Engine) warmWorktree(ctx context.Context, s *stream, w *world, rec *registry.Worktree) error {
+func (d *Engine) warmWorktree(ctx context.Context, s Progress, w *world, rec *registry.Worktree) error {
 	wc := &w.cfg.Worktree
 	if len(wc.Copy) == 0 && len(wc.Setup) == 0 {
 		return nil
@@ -55,7 +55,7 @@ func (d *Engine) warmWorktree(ctx context.Context, s *stream, w *world, rec *reg
 	if r.SetupSum != "" {
 		why = "its commands or inputs changed"
 	}
-	s.progress("setup", setupService, why)
+	s.Progress("setup", setupService, why)
 	// A setup an earlier daemon started and was killed during would run
 	// beside this one (two `pnpm install` in one tree): end it first.
 	if err := d.endPriorRun(s, rec, setupService, setupService); err != nil {
@@ -70,7 +70,7 @@ func (d *Engine) warmWorktree(ctx context.Context, s *stream, w *world, rec *reg
 
 // copyOnce runs [worktree] copy once per worktree. up calls it before it
 // reads env files, so a copied .env is the one read.
-func (d *Engine) copyOnce(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree) error {
+func (d *Engine) copyOnce(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) error {
 	if len(cfg.Worktree.Copy) == 0 {
 		return nil
 	}
@@ -88,7 +88,7 @@ func (d *Engine) copyOnce(ctx context.Context, s *stream, cfg *config.Config, re
 
 // warmCopy copies [worktree] copy from the main worktree, or copy_from's,
 // into the world's worktree.
-func (d *Engine) warmCopy(ctx context.Context, s *stream, cfg *config.Config, rec *registry.Worktree) error {
+func (d *Engine) warmCopy(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) error {
 	wc := &cfg.Worktree
 	src := rec.Repo
 	if wc.CopyFrom != "" {
@@ -108,13 +108,13 @@ func (d *Engine) warmCopy(ctx context.Context, s *stream, cfg *config.Config, re
 	if src == "" || SamePath(src, rec.Path) {
 		return nil
 	}
-	s.progress("copy", "", "from "+src)
+	s.Progress("copy", "", "from "+src)
 	res, err := warm.Copy(ctx, src, rec.Path, wc.Copy, warm.Options{
 		Progress: func(p warm.Progress) {
 			if p.Done {
 				return
 			}
-			s.progress("copy", "", fmt.Sprintf("%s: %d of %d files, %s of %s (%s)", p.Path, p.Files, p.TotalFiles, warmSize(p.Bytes), warmSize(p.TotalBytes), p.Mode))
+			s.Progress("copy", "", fmt.Sprintf("%s: %d of %d files, %s of %s (%s)", p.Path, p.Files, p.TotalFiles, warmSize(p.Bytes), warmSize(p.TotalBytes), p.Mode))
 		},
 	})
 	if err != nil {
@@ -131,7 +131,7 @@ func (d *Engine) warmCopy(ctx context.Context, s *stream, cfg *config.Config, re
 	if len(res.Kept) > 0 {
 		msg += "; already there, kept: " + strings.Join(res.Kept, ", ")
 	}
-	s.progress("copy", "", msg)
+	s.Progress("copy", "", msg)
 	return nil
 }
 

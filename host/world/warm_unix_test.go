@@ -15,7 +15,7 @@ import (
 
 // warmWorld is a world whose [worktree] table is body, rooted in a fresh
 // directory.
-func warmWorld(t *testing.T, body string) (*Engine, *stream, *world, *registry.Worktree) {
+func warmWorld(t *testing.T, body string) (*Engine, *Stream, *world, *registry.Worktree) {
 	t.Helper()
 	cfg := parse(t, "[project]\nname = \"acme\"\n\n[services.api]\ncmd = \"run\"\nports = [\"http\"]\n\n[worktree]\n"+body)
 	path := t.TempDir()

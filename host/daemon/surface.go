@@ -1,0 +1,49 @@
+package daemon
+
+import (
+	"context"
+
+	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/world"
+)
+
+// The daemon's side of the engine's interfaces (host/world/surface.go):
+// each is the Daemon seen as one concern.
+
+// engineEvents is the daemon's event log.
+type engineEvents Daemon
+
+func (d *engineEvents) Emit(e events.Event) { (*Daemon)(d).emit(e) }
+
+// engineRoutes is the daemon's proxy table.
+type engineRoutes Daemon
+
+func (d *engineRoutes) Refresh(ctx context.Context) { (*Daemon)(d).refreshRoutes(ctx) }
+func (d *engineRoutes) RefreshAsync()               { (*Daemon)(d).refreshRoutesAsync() }
+func (d *engineRoutes) URLFor(cfg *config.Config) func(string) string {
+	return (*Daemon)(d).urlFor(cfg)
+}
+func (d *engineRoutes) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
+	return (*Daemon)(d).hostOf(cfg, rec)
+}
+
+// engineAdmission is the daemon's admission queue.
+type engineAdmission Daemon
+
+func (d *engineAdmission) Admit(ctx context.Context, p world.Progress, cfg *config.Config, rec *registry.Worktree, noWait bool) error {
+	return (*Daemon)(d).admit(ctx, p, cfg, rec, noWait)
+}
+func (d *engineAdmission) Released(project, worktree string) {
+	(*Daemon)(d).released(project, worktree)
+}
+func (d *engineAdmission) BeforeStop(ctx context.Context, rec *registry.Worktree) {
+	(*Daemon)(d).beforeStop(ctx, rec)
+}
+
+var (
+	_ world.Events    = (*engineEvents)(nil)
+	_ world.Routes    = (*engineRoutes)(nil)
+	_ world.Admission = (*engineAdmission)(nil)
+)

@@ -366,11 +366,6 @@ func (d *Daemon) emit(e events.Event) {
 	}
 }
 
-// worldLock serializes operations on one world (the engine's lock).
-func (d *Daemon) worldLock(project, worktree string) *world.Lock {
-	return d.w.WorldLock(project, worktree)
-}
-
 func (d *Daemon) opPing(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {
 	return api.PingResult{Pid: os.Getpid(), Version: d.opts.Version, Home: d.home, Started: d.started, ProxyPort: d.proxyPort()}, nil
 }

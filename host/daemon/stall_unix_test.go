@@ -186,7 +186,7 @@ func TestStalledUpFreezesNothing(t *testing.T) {
 			t.Fatalf("up: %v", fr.Error)
 		}
 	}
-	if h, held := f.d.worldLock("stall", "main").Holder(); !held || h.Op != "up" {
+	if h, held := f.d.w.WorldLock("stall", "main").Holder(); !held || h.Op != "up" {
 		t.Fatalf("the world's lock is held by %+v (held %v); want the up", h, held)
 	}
 

@@ -25,9 +25,9 @@ import (
 // its name; a new one is named after the worktree's directory
 // (worktreeName), with a short hash of its path when another worktree's
 // world already holds that name.
-func (d *Engine) detachedWorldName(ctx context.Context, project string, wt worktree.Worktree) string {
+func (e *Engine) detachedWorldName(ctx context.Context, project string, wt worktree.Worktree) string {
 	name := worktreeName(wt)
-	all, err := d.reg.Worktrees(ctx)
+	all, err := e.reg.Worktrees(ctx)
 	if err != nil {
 		return name
 	}
@@ -58,7 +58,7 @@ func (d *Engine) detachedWorldName(ctx context.Context, project string, wt workt
 // it marked what it made — the worktree sits where binky puts the
 // branch's worktree. A worktree that is gone counts as made (there is
 // nothing left to keep).
-func (d *Engine) madeWorktree(rec *registry.Worktree) bool {
+func (e *Engine) madeWorktree(rec *registry.Worktree) bool {
 	made, known := worktree.Made(rec.Path)
 	if made || !known {
 		return true
@@ -67,7 +67,7 @@ func (d *Engine) madeWorktree(rec *registry.Worktree) bool {
 		return false
 	}
 	dir := (&worktree.Repo{Root: rec.Repo}).DefaultDir()
-	if cfg, err := d.worldConfig(rec); err == nil && cfg.Project.WorktreeDir != "" {
+	if cfg, err := e.worldConfig(rec); err == nil && cfg.Project.WorktreeDir != "" {
 		dir = cfg.Project.WorktreeDir
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(rec.Repo, dir)

@@ -24,7 +24,7 @@ import (
 // its env_file), cwd, ports, health, restart and stop settings, and watch
 // globs. The caller's whole environment is left out: a service is not
 // restarted because the shell that ran up has another PWD.
-func (d *Engine) specHash(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) string {
+func (e *Engine) specHash(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) string {
 	run := w.renderCmd(svc.Cmd, svc.Name, coords)
 	env := map[string]string{}
 	if vals, err := serviceEnvFile(rec, svc); err == nil {
@@ -66,17 +66,17 @@ func (d *Engine) specHash(w *world, rec *registry.Worktree, svc *config.Service,
 // port block and slices, ${env.*} resolved from the caller (and env
 // files, the secret ones registered with the redactor). It also returns the
 // registry's services of the world.
-func (d *Engine) recordedWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string) (*world, []*registry.Service, error) {
+func (e *Engine) recordedWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string) (*world, []*registry.Service, error) {
 	envVals, err := resolveEnv(cfg, rec.Path, caller)
 	if err != nil {
 		return nil, nil, err
 	}
-	d.addSecrets(cfg, envVals)
-	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
+	e.addSecrets(cfg, envVals)
+	lo, _, _ := e.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
-		env: envVals, caller: caller, proxyURL: d.routes.URLFor(cfg), hostOf: d.routes.HostOf(cfg, rec)}
-	svcs, err := d.reg.Services(ctx, rec.ID)
+		env: envVals, caller: caller, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
+	svcs, err := e.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,8 +91,8 @@ func (d *Engine) recordedWorld(ctx context.Context, cfg *config.Config, rec *reg
 // planWorld computes what up would do to rec with cfg: the world as the
 // registry and the supervisor have it against cfg rendered with the
 // world's recorded ports and slices. It changes nothing.
-func (d *Engine) planWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string, prune bool) (lifecycle.Plan, error) {
-	w, svcs, err := d.recordedWorld(ctx, cfg, rec, caller)
+func (e *Engine) planWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string, prune bool) (lifecycle.Plan, error) {
+	w, svcs, err := e.recordedWorld(ctx, cfg, rec, caller)
 	if err != nil {
 		return lifecycle.Plan{}, err
 	}
@@ -100,7 +100,7 @@ func (d *Engine) planWorld(ctx context.Context, cfg *config.Config, rec *registr
 	for _, sv := range svcs {
 		r := lifecycle.Recorded{Cmd: sv.Kind == registry.KindCmd, Hash: sv.SpecHash}
 		if r.Cmd {
-			if st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, sv.Name)); ok {
+			if st, ok := e.sup.State(e.SupKey(rec.Project, rec.Name, sv.Name)); ok {
 				r.Live = st.State.Live()
 			}
 		} else {
@@ -115,7 +115,7 @@ func (d *Engine) planWorld(ctx context.Context, cfg *config.Config, rec *registr
 			svc := cfg.Services[name]
 			s := lifecycle.Service{Name: name, Cmd: !svc.IsAdapter(), DependsOn: svc.DependsOn}
 			if s.Cmd {
-				s.Hash = d.specHash(w, rec, svc, coords)
+				s.Hash = e.specHash(w, rec, svc, coords)
 			}
 			want = append(want, s)
 		}
@@ -127,27 +127,27 @@ func (d *Engine) planWorld(ctx context.Context, cfg *config.Config, rec *registr
 // up again: services removed from binky.toml are stopped and forgotten,
 // services to restart are stopped (the start step starts them with their
 // new spec), and with --prune the slices of removed services destroyed.
-func (d *Engine) applyPlanStops(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, p lifecycle.Plan, callerEnv map[string]string) error {
+func (e *Engine) applyPlanStops(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, p lifecycle.Plan, callerEnv map[string]string) error {
 	for _, line := range p.Lines() {
 		s.Progress("plan", "", line)
 	}
 	for i := len(p.Stop) - 1; i >= 0; i-- {
 		st := p.Stop[i]
-		if err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
+		if err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
 			return api.Errorf(api.CodeFailed, "stop %s (%s): %w", st.Service, st.Why, err)
 		}
-		if err := d.reg.DeleteService(ctx, rec.ID, st.Service); err != nil {
+		if err := e.reg.DeleteService(ctx, rec.ID, st.Service); err != nil {
 			return err
 		}
 	}
 	for i := len(p.Restart) - 1; i >= 0; i-- {
 		st := p.Restart[i]
-		if err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
+		if err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
 			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %w", st.Service, st.Why, err)
 		}
 	}
 	for _, st := range p.Prune {
-		if err := d.pruneSlice(ctx, s, rec, st.Service, callerEnv); err != nil {
+		if err := e.pruneSlice(ctx, s, rec, st.Service, callerEnv); err != nil {
 			return err
 		}
 	}
@@ -156,8 +156,8 @@ func (d *Engine) applyPlanStops(ctx context.Context, s Progress, cfg *config.Con
 
 // pruneSlice destroys the slice of a service removed from binky.toml, by
 // the settings recorded with it, and forgets it.
-func (d *Engine) pruneSlice(ctx context.Context, s Progress, rec *registry.Worktree, name string, callerEnv map[string]string) error {
-	sv, err := d.reg.Service(ctx, rec.ID, name)
+func (e *Engine) pruneSlice(ctx context.Context, s Progress, rec *registry.Worktree, name string, callerEnv map[string]string) error {
+	sv, err := e.reg.Service(ctx, rec.ID, name)
 	if err != nil {
 		return err
 	}
@@ -170,28 +170,28 @@ func (d *Engine) pruneSlice(ctx context.Context, s Progress, rec *registry.Workt
 	if err != nil {
 		return api.Errorf(api.CodeInvalid, "prune %s: %w", name, err)
 	}
-	d.addSecrets(&config.Config{Order: []string{name}, Services: map[string]*config.Service{name: svc}}, envVals)
+	e.addSecrets(&config.Config{Order: []string{name}, Services: map[string]*config.Service{name: svc}}, envVals)
 	w := &world{cfg: &config.Config{}, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
-	conn, err := d.openAdapter(ctx, svc)
+	conn, err := e.openAdapter(ctx, svc)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	s.Progress("prune", name, sv.Slice)
-	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, sv.Slice, w.coords())}); err != nil {
+	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: e.target(w, svc, sv.Slice, w.coords())}); err != nil {
 		return api.Errorf(api.CodeFailed, "prune the slice %q of %s: %w", sv.Slice, name, err)
 	}
-	d.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
-	return d.reg.DeleteService(ctx, rec.ID, name)
+	e.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
+	return e.reg.DeleteService(ctx, rec.ID, name)
 }
 
 // dryRun answers up --dry-run: the plan for the world the arguments name,
 // computed against what runs, with nothing created, queued or changed. A
 // world that does not exist yet is reported absent: up would create all
 // of it.
-func (d *Engine) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Config) (*api.World, error) {
+func (e *Engine) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Config) (*api.World, error) {
 	ref := api.WorldRef{Name: a.Branch, Dir: a.Dir, Project: mainCfg.Project.Name, Env: a.Env}
-	rec, err := d.findWorld(ctx, ref)
+	rec, err := e.findWorld(ctx, ref)
 	if err != nil {
 		var ae *api.Error
 		if errors.As(err, &ae) && ae.Code == api.CodeNotFound {
@@ -203,11 +203,11 @@ func (d *Engine) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Confi
 	if c, err := LoadConfigContext(ctx, filepath.Join(rec.Path, "binky.toml")); err == nil {
 		cfg = c
 	}
-	p, err := d.planWorld(ctx, cfg, rec, a.Env, a.Prune)
+	p, err := e.planWorld(ctx, cfg, rec, a.Env, a.Prune)
 	if err != nil {
 		return nil, err
 	}
-	w, err := d.worldStatus(ctx, rec)
+	w, err := e.worldStatus(ctx, rec)
 	if err != nil {
 		return nil, err
 	}

@@ -203,10 +203,10 @@ func resolveEnvOf(src tokens.Source, cfg *config.Config, root string, caller map
 // that are secrets (config.SecretEnv: a secret-looking name, a URL with a
 // password, a value reaching admin_url, [project] secrets) and returns
 // them, for the registry. Other values are ordinary text and stay visible.
-func (d *Engine) addSecrets(cfg *config.Config, env map[string]string) []string {
+func (e *Engine) addSecrets(cfg *config.Config, env map[string]string) []string {
 	secrets := config.SecretValues(cfg, env)
 	for _, v := range secrets {
-		d.redact.Add(v)
+		e.redact.Add(v)
 	}
 	return secrets
 }

@@ -13,13 +13,13 @@ import (
 // and `sqlite` share one directory. Binkies before session 5 used the name
 // as written in binky.toml; the first call for an alias moves what such a
 // binky left in data/<alias> into data/<implementation> (migrateDataDir).
-func (d *Engine) dataDir(name string) string {
-	impl := d.implementation(context.Background(), name)
-	dir := filepath.Join(d.home, "data", impl)
+func (e *Engine) dataDir(name string) string {
+	impl := e.implementation(context.Background(), name)
+	dir := filepath.Join(e.home, "data", impl)
 	if impl != name {
-		d.dataMoves.Get(name).Lock()
-		d.migrateDataDir(filepath.Join(d.home, "data", name), dir)
-		d.dataMoves.Get(name).Unlock()
+		e.dataMoves.Get(name).Lock()
+		e.migrateDataDir(filepath.Join(e.home, "data", name), dir)
+		e.dataMoves.Get(name).Unlock()
 	}
 	return dir
 }
@@ -29,31 +29,31 @@ func (d *Engine) dataDir(name string) string {
 // entry whose name to already holds stays where it is (logged): nothing is
 // overwritten, and such a slice is still reached by its old path's owner
 // through remove --force. A missing from is the common case: nothing to do.
-func (d *Engine) migrateDataDir(from, to string) {
+func (e *Engine) migrateDataDir(from, to string) {
 	ents, err := os.ReadDir(from)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(ents) == 0) {
 		_ = os.Remove(from)
 		return
 	}
 	if err != nil {
-		d.log.Warn("cannot read an alias's old data directory", "dir", from, "error", err)
+		e.log.Warn("cannot read an alias's old data directory", "dir", from, "error", err)
 		return
 	}
 	if err := os.MkdirAll(to, 0o700); err != nil {
-		d.log.Warn("cannot make the adapter data directory", "dir", to, "error", err)
+		e.log.Warn("cannot make the adapter data directory", "dir", to, "error", err)
 		return
 	}
-	for _, e := range ents {
-		src, dst := filepath.Join(from, e.Name()), filepath.Join(to, e.Name())
+	for _, ent := range ents {
+		src, dst := filepath.Join(from, ent.Name()), filepath.Join(to, ent.Name())
 		if _, err := os.Lstat(dst); err == nil {
-			d.log.Warn("an alias's old data entry is also in the implementation's directory; left in place", "old", src, "new", dst)
+			e.log.Warn("an alias's old data entry is also in the implementation's directory; left in place", "old", src, "new", dst)
 			continue
 		}
 		if err := os.Rename(src, dst); err != nil {
-			d.log.Warn("cannot move an alias's data entry", "old", src, "new", dst, "error", err)
+			e.log.Warn("cannot move an alias's data entry", "old", src, "new", dst, "error", err)
 			continue
 		}
-		d.log.Info("moved an alias's data entry to its implementation's directory", "old", src, "new", dst)
+		e.log.Info("moved an alias's data entry to its implementation's directory", "old", src, "new", dst)
 	}
 	_ = os.Remove(from) // only when it is empty now
 }

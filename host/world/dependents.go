@@ -40,17 +40,17 @@ func dependents(cfg *config.Config, names []string) []string {
 // stopDependents stops the running cmd services that depend on the slices
 // named, so that the start step that follows starts them again, against
 // the slice as it is now. why goes to the progress.
-func (d *Engine) stopDependents(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, rebuilt []string, why string) error {
+func (e *Engine) stopDependents(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, rebuilt []string, why string) error {
 	if len(rebuilt) == 0 {
 		return nil
 	}
 	for _, name := range slices.Backward(dependents(cfg, rebuilt)) {
-		key := d.SupKey(rec.Project, rec.Name, name)
-		if st, ok := d.sup.State(key); !ok || !st.State.Live() {
+		key := e.SupKey(rec.Project, rec.Name, name)
+		if st, ok := e.sup.State(key); !ok || !st.State.Live() {
 			continue
 		}
 		s.Progress("restart", name, why)
-		if err := d.sup.Stop(ctx, key); err != nil {
+		if err := e.sup.Stop(ctx, key); err != nil {
 			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %w", name, why, err)
 		}
 	}

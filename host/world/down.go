@@ -24,17 +24,17 @@ import (
 )
 
 // Down stops a world's processes; files, ports and slices stay.
-func (d *Engine) Down(ctx context.Context, a api.DownArgs, s Progress) (*api.World, error) {
-	rec, unlock, err := d.lockWorld(ctx, s, "down", a.WorldRef)
+func (e *Engine) Down(ctx context.Context, a api.DownArgs, s Progress) (*api.World, error) {
+	rec, unlock, err := e.lockWorld(ctx, s, "down", a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := d.stopWorld(ctx, s, rec, state.WorldStopping, state.WorldDown); err != nil {
+	if err := e.stopWorld(ctx, s, rec, state.WorldStopping, state.WorldDown); err != nil {
 		return nil, err
 	}
 	rec.State = state.WorldDown
-	return d.worldStatus(ctx, rec)
+	return e.worldStatus(ctx, rec)
 }
 
 // stopWorld stops every process of a world: the services the supervisor
@@ -45,13 +45,13 @@ func (d *Engine) Down(ctx context.Context, a api.DownArgs, s Progress) (*api.Wor
 // once nothing of it runs; a registry that cannot record either fails the
 // call, so an acknowledged stop is durable. It fails, naming the pids,
 // while any process of the world is alive.
-func (d *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktree, during, after state.World) error {
-	d.admission.BeforeStop(ctx, rec)
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, during); err != nil {
+func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktree, during, after state.World) error {
+	e.admission.BeforeStop(ctx, rec)
+	if err := e.reg.SetWorktreeState(ctx, rec.ID, during); err != nil {
 		return fmt.Errorf("record that %s is %s (nothing was stopped): %w", rec.Name, during, err)
 	}
-	d.events.Emit(events.Event{Event: events.DownStarted, Project: rec.Project, Worktree: rec.Name})
-	svcs, err := d.reg.Services(ctx, rec.ID)
+	e.events.Emit(events.Event{Event: events.DownStarted, Project: rec.Project, Worktree: rec.Name})
+	svcs, err := e.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return err
 	}
@@ -61,17 +61,17 @@ func (d *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 			continue
 		}
 		s.Progress("stop", sv.Name, "")
-		err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, sv.Name))
+		err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, sv.Name))
 		switch {
 		case err == nil:
 		case errors.Is(err, supervisor.ErrEscaped):
 			// Its escaped descendants carry the marker: ended below.
-			d.events.Emit(events.Event{Event: events.ServiceEscaped, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Error: err.Error()})
+			e.events.Emit(events.Event{Event: events.ServiceEscaped, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Error: err.Error()})
 		default:
 			errs = append(errs, fmt.Errorf("stop %s: %w", sv.Name, err))
 		}
 	}
-	marker := supervisor.WorldMarker(d.homeID, rec.Project, rec.Name)
+	marker := supervisor.WorldMarker(e.homeID, rec.Project, rec.Name)
 	if pids := supervisor.MarkedProcesses(marker); len(pids) > 0 {
 		s.Progress("stop", "", fmt.Sprintf("ending %d more process(es) of the world: pid %s", len(pids), joinInts(pids)))
 		if left := supervisor.EndMarked(marker, syscall.SIGTERM, 10*time.Second); len(left) > 0 {
@@ -80,9 +80,9 @@ func (d *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	}
 	// The world's cgroup holds even what dropped its marker and left its
 	// session: a daemon a service double-forked, with a clean environment.
-	if pids := d.cgroups.Procs(rec.Project, rec.Name); len(pids) > 0 {
+	if pids := e.cgroups.Procs(rec.Project, rec.Name); len(pids) > 0 {
 		s.Progress("stop", "", fmt.Sprintf("ending %d process(es) left in the world's cgroup: pid %s", len(pids), joinInts(pids)))
-		if left := d.cgroups.End(rec.Project, rec.Name, 10*time.Second); len(left) > 0 {
+		if left := e.cgroups.End(rec.Project, rec.Name, 10*time.Second); len(left) > 0 {
 			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
 		}
 	}
@@ -90,46 +90,46 @@ func (d *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 		if sv.Kind != registry.KindCmd {
 			continue
 		}
-		if err := d.reg.SetServiceState(ctx, rec.ID, sv.Name, state.ServiceStopped, nil, ""); err != nil {
+		if err := e.reg.SetServiceState(ctx, rec.ID, sv.Name, state.ServiceStopped, nil, ""); err != nil {
 			errs = append(errs, fmt.Errorf("record that %s stopped: %w", sv.Name, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		d.events.Emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+		e.events.Emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
 		return api.Errorf(api.CodeFailed, "stop %s: %w", rec.Name, err)
 	}
-	d.reportHeldPorts(ctx, s, rec, 5*time.Second)
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, after); err != nil {
+	e.reportHeldPorts(ctx, s, rec, 5*time.Second)
+	if err := e.reg.SetWorktreeState(ctx, rec.ID, after); err != nil {
 		err = fmt.Errorf("its processes are stopped, but the registry could not record it (run the command again): %w", err)
-		d.events.Emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+		e.events.Emit(events.Event{Event: events.DownFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
 		return api.Errorf(api.CodeFailed, "stop %s: %w", rec.Name, err)
 	}
 	rec.State = after
-	d.routes.Refresh(ctx)
-	d.events.Emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
-	d.admission.Released(rec.Project, rec.Name) // admits the next queued world
+	e.routes.Refresh(ctx)
+	e.events.Emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
+	e.admission.Released(rec.Project, rec.Name) // admits the next queued world
 	return nil
 }
 
 // reportHeldPorts waits up to wait for the world's ports to be free once its
 // processes are gone, and reports (ports_held, and a progress line naming
 // the holders) those something else still holds.
-func (d *Engine) reportHeldPorts(ctx context.Context, s Progress, rec *registry.Worktree, wait time.Duration) {
-	lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name)
+func (e *Engine) reportHeldPorts(ctx context.Context, s Progress, rec *registry.Worktree, wait time.Duration) {
+	lo, hi, err := e.ports.Block(ctx, rec.Project, rec.Name)
 	if err != nil || lo == 0 {
 		return
 	}
 	deadline := time.Now().Add(wait)
-	held := d.ports.Check(ctx, lo, hi)
+	held := e.ports.Check(ctx, lo, hi)
 	for len(held) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		held = d.ports.Check(ctx, lo, hi)
+		held = e.ports.Check(ctx, lo, hi)
 	}
 	if len(held) == 0 {
 		return
 	}
 	who := heldBy(held)
-	d.events.Emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: held, Detail: who})
+	e.events.Emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: held, Detail: who})
 	s.Progress("ports", "", "still held by another program: "+who)
 }
 
@@ -152,8 +152,8 @@ func heldBy(held []int) string {
 // slices need — so a refusal changes nothing. It then records the intent
 // (state removing) before it destroys anything; a remove cut short (a
 // killed daemon, a full disk) is finished by running it again.
-func (d *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api.World, error) {
-	rec, unlock, err := d.lockWorld(ctx, s, "remove", a.WorldRef)
+func (e *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api.World, error) {
+	rec, unlock, err := e.lockWorld(ctx, s, "remove", a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (d *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 	// The worktree goes with the world only when binky made it, or when
 	// the caller asks (--worktree): one Claude Code, worktrunk or a plain
 	// git worktree add made belongs to that tool.
-	dropTree := !isMain && !a.KeepWorktree && (a.RemoveWorktree || d.madeWorktree(rec))
+	dropTree := !isMain && !a.KeepWorktree && (a.RemoveWorktree || e.madeWorktree(rec))
 	var repo *worktree.Repo
 	if _, statErr := os.Stat(rec.Path); statErr == nil {
 		if repo, err = worktree.Open(ctx, rec.Path); err != nil {
@@ -180,7 +180,7 @@ func (d *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 			}
 		}
 	}
-	plan, err := d.planDestroy(ctx, rec, a.Env, a.Force)
+	plan, err := e.planDestroy(ctx, rec, a.Env, a.Force)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (d *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 
 	// 2. the intent, then the processes.
 	out := Summary(rec)
-	if err := d.stopWorld(ctx, s, rec, state.WorldRemoving, state.WorldRemoving); err != nil {
+	if err := e.stopWorld(ctx, s, rec, state.WorldRemoving, state.WorldRemoving); err != nil {
 		return nil, err
 	}
 	// 3. the worktree before the slices: a worktree that will not go keeps
@@ -202,7 +202,7 @@ func (d *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 	}
 	if repo != nil && dropTree {
 		s.Progress("worktree", "", "remove "+rec.Path)
-		m := d.repoLock(repo.Root)
+		m := e.repoLock(repo.Root)
 		err := m.Lock(ctx, s, "remove", rec.Name)
 		if err == nil {
 			err = repo.Remove(ctx, rec.Path, a.Force)
@@ -213,27 +213,27 @@ func (d *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 		}
 	}
 	// 4. the slices, each forgotten once destroyed.
-	left, err := d.destroySlices(ctx, s, rec, plan, a.Force)
+	left, err := e.destroySlices(ctx, s, rec, plan, a.Force)
 	if err != nil {
 		return nil, err
 	}
 	out.Left = left
-	if lo, hi, err := d.ports.Block(ctx, rec.Project, rec.Name); err == nil && lo > 0 {
-		if _, _, err := d.ports.Release(ctx, rec.Project, rec.Name); err != nil {
+	if lo, hi, err := e.ports.Block(ctx, rec.Project, rec.Name); err == nil && lo > 0 {
+		if _, _, err := e.ports.Release(ctx, rec.Project, rec.Name); err != nil {
 			return nil, err
 		}
-		d.events.Emit(events.Event{Event: events.PortsReleased, Project: rec.Project, Worktree: rec.Name, PortLo: lo, PortHi: hi})
+		e.events.Emit(events.Event{Event: events.PortsReleased, Project: rec.Project, Worktree: rec.Name, PortLo: lo, PortHi: hi})
 	}
-	os.RemoveAll(d.logDir(rec.Project, rec.Name))
-	d.cgroups.Remove(rec.Project, rec.Name)
-	if err := warm.NewStore(d.home).Delete(rec.Project, rec.Name); err != nil {
-		d.log.Warn("forget the removed world's warm record", "world", rec.Name, "error", err)
+	os.RemoveAll(e.logDir(rec.Project, rec.Name))
+	e.cgroups.Remove(rec.Project, rec.Name)
+	if err := warm.NewStore(e.home).Delete(rec.Project, rec.Name); err != nil {
+		e.log.Warn("forget the removed world's warm record", "world", rec.Name, "error", err)
 	}
-	if err := d.reg.DeleteWorktree(ctx, rec.ID); err != nil {
+	if err := e.reg.DeleteWorktree(ctx, rec.ID); err != nil {
 		return nil, err
 	}
-	d.routes.Refresh(ctx)
-	d.events.Emit(events.Event{Event: events.WorktreeRemoved, Project: rec.Project, Worktree: rec.Name})
+	e.routes.Refresh(ctx)
+	e.events.Emit(events.Event{Event: events.WorktreeRemoved, Project: rec.Project, Worktree: rec.Name})
 	return out, nil
 }
 
@@ -261,9 +261,9 @@ func (p *destroyPlan) close() {
 // planDestroy resolves, for each slice the registry records, its adapter,
 // its target (admin_url rendered with the caller's ${env.*}) and an open
 // adapter connection. Any error here is a refusal: nothing changed yet.
-func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, callerEnv map[string]string, force bool) (*destroyPlan, error) {
+func (e *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, callerEnv map[string]string, force bool) (*destroyPlan, error) {
 	plan := &destroyPlan{}
-	svcs, err := d.reg.Services(ctx, rec.ID)
+	svcs, err := e.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	if len(slices) == 0 {
 		return plan, nil
 	}
-	cfg, err := d.worldConfig(rec)
+	cfg, err := e.worldConfig(rec)
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalid, "read the world's config to find its adapters (nothing was removed): %w", err)
 	}
@@ -306,7 +306,7 @@ func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalid, "%w (nothing was removed)", err)
 	}
-	d.addSecrets(cfg, envVals)
+	e.addSecrets(cfg, envVals)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
 	coords := w.coords()
 	for _, sv := range slices {
@@ -317,22 +317,22 @@ func (d *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 		}
 		name := sv.Slice
 		if name == "" {
-			name = d.sliceName(ctx, cfg, rec.Name, svc)
+			name = e.sliceName(ctx, cfg, rec.Name, svc)
 		}
 		s2 := *svc
 		s2.Adapter = adapterName
-		conn, err := d.openAdapter(ctx, &s2)
+		conn, err := e.openAdapter(ctx, &s2)
 		if err != nil {
 			if force {
 				// --force: a slice whose adapter is gone is forgotten, and
 				// said to be left behind.
-				plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, target: d.target(w, &s2, name, coords), openErr: err})
+				plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, target: e.target(w, &s2, name, coords), openErr: err})
 				continue
 			}
 			plan.close()
 			return nil, api.Errorf(api.CodeInvalid, "%w (nothing was removed; remove --force forgets the slice and says where it is left)", err)
 		}
-		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, conn: conn, target: d.target(w, &s2, name, coords)})
+		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, conn: conn, target: e.target(w, &s2, name, coords)})
 	}
 	return plan, nil
 }
@@ -385,7 +385,7 @@ func (a adapterStrings) TokenStrings() []string {
 // cannot be destroyed (server unreachable, adapter gone or refusing) is
 // forgotten too, and each one is returned as what was left on which
 // server, so nothing is orphaned silently.
-func (d *Engine) destroySlices(ctx context.Context, s Progress, rec *registry.Worktree, plan *destroyPlan, force bool) ([]string, error) {
+func (e *Engine) destroySlices(ctx context.Context, s Progress, rec *registry.Worktree, plan *destroyPlan, force bool) ([]string, error) {
 	var left []string
 	for _, it := range plan.items {
 		s.Progress("destroy", it.service, it.target.Slice)
@@ -409,19 +409,19 @@ func (d *Engine) destroySlices(ctx context.Context, s Progress, rec *registry.Wo
 				left = append(left, msg+": "+foreignSlice(owner))
 				s.Progress("left", it.service, msg+" ("+foreignSlice(owner)+")")
 			} else {
-				left = append(left, msg+": "+d.redact.String(err.Error())+"; drop it by hand")
+				left = append(left, msg+": "+e.redact.String(err.Error())+"; drop it by hand")
 				s.Progress("left", it.service, msg+" (could not be destroyed; drop it by hand)")
 			}
-			d.events.Emit(events.Event{Event: events.SliceLeft, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter, Detail: msg, Error: err.Error()})
-			if derr := d.reg.DeleteService(ctx, rec.ID, it.service); derr != nil {
+			e.events.Emit(events.Event{Event: events.SliceLeft, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter, Detail: msg, Error: err.Error()})
+			if derr := e.reg.DeleteService(ctx, rec.ID, it.service); derr != nil {
 				return left, fmt.Errorf("forget the slice of %s: %w", it.service, derr)
 			}
 			continue
 		}
-		if err := d.reg.DeleteService(ctx, rec.ID, it.service); err != nil {
+		if err := e.reg.DeleteService(ctx, rec.ID, it.service); err != nil {
 			return left, fmt.Errorf("forget the destroyed slice of %s: %w", it.service, err)
 		}
-		d.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter})
+		e.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: it.service, Adapter: it.adapter})
 	}
 	return left, nil
 }

@@ -109,21 +109,21 @@ func New(o Options) *Engine {
 
 // SetAdmission hands the engine the admission queue an up waits in and
 // gives its place back to (unless Options.AdmissionOff).
-func (d *Engine) SetAdmission(adm *admission.Controller) { d.adm = adm }
+func (e *Engine) SetAdmission(adm *admission.Controller) { e.adm = adm }
 
 // LogDir is where a world's service logs live.
-func (d *Engine) LogDir(project, worktree string) string { return d.logDir(project, worktree) }
+func (e *Engine) LogDir(project, worktree string) string { return e.logDir(project, worktree) }
 
-func (d *Engine) logDir(project, worktree string) string {
-	return filepath.Join(d.home, "logs", project, worktree)
+func (e *Engine) logDir(project, worktree string) string {
+	return filepath.Join(e.home, "logs", project, worktree)
 }
 
 // ownerLabel names this home in a slice's owner claim: its absolute path
 // and, on Unix, the user.
-func (d *Engine) ownerLabel() string {
-	abs, err := filepath.Abs(d.home)
+func (e *Engine) ownerLabel() string {
+	abs, err := filepath.Abs(e.home)
 	if err != nil {
-		abs = d.home
+		abs = e.home
 	}
 	if uid := os.Getuid(); uid >= 0 { // -1 on Windows
 		return abs + " uid " + strconv.Itoa(uid)

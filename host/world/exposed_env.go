@@ -11,16 +11,16 @@ import (
 
 // Exposed computes the expose set of a recorded world, with the direct
 // address of each exposed service that listens on a port of its block.
-func (d *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvResult, error) {
+func (e *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvResult, error) {
 	res := api.EnvResult{Project: rec.Project, Worktree: rec.Name}
-	cfg, err := d.worldConfig(rec)
+	cfg, err := e.worldConfig(rec)
 	if err != nil {
 		return res, err
 	}
-	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
+	lo, _, _ := e.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: d.routes.URLFor(cfg), hostOf: d.routes.HostOf(cfg, rec)}
-	svcs, err := d.reg.Services(ctx, rec.ID)
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
+	svcs, err := e.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return res, err
 	}

@@ -22,12 +22,12 @@ import (
 // template's lock in d.goldens, keyed by its slice name: exactly one daemon
 // serves a BINKY_HOME, so this is the build-once lock.
 
-func (d *Engine) GoldenStore() *golden.Store { return golden.NewStore(d.home) }
+func (e *Engine) GoldenStore() *golden.Store { return golden.NewStore(e.home) }
 
 // goldenLock takes the lock of the template named tmpl, saying so when
 // another up holds it.
-func (d *Engine) goldenLock(s Progress, svc, tmpl string) *sync.Mutex {
-	m := d.goldens.Get(tmpl)
+func (e *Engine) goldenLock(s Progress, svc, tmpl string) *sync.Mutex {
+	m := e.goldens.Get(tmpl)
 	if !m.TryLock() {
 		if s != nil {
 			s.Progress("golden", svc, "waiting: another operation is using template "+tmpl)
@@ -43,25 +43,25 @@ func (d *Engine) goldenLock(s Progress, svc, tmpl string) *sync.Mutex {
 // failed or unsupported clone falls back to provision+migrate+seed,
 // logging clone_fallback with the cause; an adapter that says it cannot
 // clone goes straight there.
-func (d *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
+func (e *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
 	if !conn.Info().Clone {
 		s.Progress("golden", svc.Name, svc.Adapter+" cannot clone; building the slice directly")
-		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
+		return e.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
 	coords := w.coords()
-	admin := d.target(w, svc, name, coords).AdminURL
+	admin := e.target(w, svc, name, coords).AdminURL
 	envSum := golden.EnvSum(golden.TemplateEnv(svc.Env, svc.Name, coords))
 	key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs, EnvSum: envSum}, rec.Path)
 	if err != nil {
 		return slice{}, api.Errorf(api.CodeInvalid, "key the golden template of %s in %s: %w", svc.Name, rec.Path, err)
 	}
 	tmpl := golden.Name(w.project, svc.CloneFrom, key.Sum)
-	gt := d.target(w, svc, tmpl, coords)
-	t := d.target(w, svc, name, coords)
-	store := d.GoldenStore()
+	gt := e.target(w, svc, tmpl, coords)
+	t := e.target(w, svc, name, coords)
+	store := e.GoldenStore()
 
-	m := d.goldenLock(s, svc.Name, tmpl)
-	built, err := d.ensureGolden(ctx, s, w, rec, svc, conn, store, gt, key)
+	m := e.goldenLock(s, svc.Name, tmpl)
+	built, err := e.ensureGolden(ctx, s, w, rec, svc, conn, store, gt, key)
 	if err != nil {
 		m.Unlock()
 		return slice{}, err
@@ -73,7 +73,7 @@ func (d *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec 
 		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
 			r.Cloned(rec.Name, res.Method, time.Now())
 			if perr := store.Put(r); perr != nil {
-				d.log.Warn("record template use", "template", tmpl, "error", perr)
+				e.log.Warn("record template use", "template", tmpl, "error", perr)
 			}
 		}
 	} else if sdk.CodeOf(err) != sdk.CodeUnsupported {
@@ -81,7 +81,7 @@ func (d *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec 
 		// binky's back, or be damaged): drop it and forget it, so the next
 		// up builds it again; a template that will not drop stays listed.
 		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
-			d.discardTemplate(ctx, conn, store, r, gt)
+			e.discardTemplate(ctx, conn, store, r, gt)
 		}
 	}
 	m.Unlock()
@@ -90,28 +90,28 @@ func (d *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec 
 		if sdk.CodeOf(err) == sdk.CodeUnsupported {
 			cause = "adapter does not support clone: " + cause
 		}
-		d.events.Emit(events.Event{Event: events.CloneFallback, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Error: cause})
+		e.events.Emit(events.Event{Event: events.CloneFallback, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Error: cause})
 		s.Progress("clone", svc.Name, "clone failed; building the slice the slow way (clone_fallback)")
 		// A half-made clone must not be mistaken for a provisioned slice.
 		conn.Destroy(ctx, &sdk.DestroyRequest{Target: t})
-		return d.buildSlice(ctx, s, w, rec, svc, conn, name)
+		return e.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
-	d.events.Emit(events.Event{Event: events.SliceCloned, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Method: res.Method, DurationMS: time.Since(start).Milliseconds()})
+	e.events.Emit(events.Event{Event: events.SliceCloned, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Method: res.Method, DurationMS: time.Since(start).Milliseconds()})
 	if built {
-		d.evictGoldens(ctx, s, w, svc, conn, golden.Group{Project: w.project, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter, Server: golden.Server(gt.AdminURL)}, tmpl)
+		e.evictGoldens(ctx, s, w, svc, conn, golden.Group{Project: w.project, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter, Server: golden.Server(gt.AdminURL)}, tmpl)
 	}
-	return d.resolveSlice(ctx, conn, svc, t)
+	return e.resolveSlice(ctx, conn, svc, t)
 }
 
 // ensureGolden builds the template gt when no record says it was built for
 // key. It reports whether it built one. The caller holds its lock.
-func (d *Engine) ensureGolden(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
+func (e *Engine) ensureGolden(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, store *golden.Store, gt sdk.Target, key golden.Key) (bool, error) {
 	r, err := store.Get(svc.Adapter, gt.Slice)
 	if err == nil && r.Key == key.Sum && r.Ready() {
 		return false, nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		d.log.Warn("unreadable template record; rebuilding the template", "template", gt.Slice, "error", err)
+		e.log.Warn("unreadable template record; rebuilding the template", "template", gt.Slice, "error", err)
 	}
 	start := time.Now()
 	why := ""
@@ -137,17 +137,17 @@ func (d *Engine) ensureGolden(ctx context.Context, s Progress, w *world, rec *re
 		return false, api.Errorf(api.CodeFailed, "drop stale template %q for %s: %w", gt.Slice, svc.Name, err)
 	}
 	fail := func(err error) (bool, error) {
-		d.discardTemplate(ctx, conn, store, nr, gt)
+		e.discardTemplate(ctx, conn, store, nr, gt)
 		return false, err
 	}
 	if _, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: gt}); err != nil {
 		return fail(api.Errorf(api.CodeFailed, "provision template %q for %s: %w", gt.Slice, svc.Name, err))
 	}
-	sl, err := d.resolveSlice(ctx, conn, svc, gt)
+	sl, err := e.resolveSlice(ctx, conn, svc, gt)
 	if err != nil {
 		return fail(err)
 	}
-	if err := d.migrateAndSeed(ctx, s, w, rec, svc, sl); err != nil {
+	if err := e.migrateAndSeed(ctx, s, w, rec, svc, sl); err != nil {
 		return fail(fmt.Errorf("build template %q: %w", gt.Slice, err))
 	}
 	nr.State = ""
@@ -155,7 +155,7 @@ func (d *Engine) ensureGolden(ctx context.Context, s Progress, w *world, rec *re
 	if err := store.Put(nr); err != nil {
 		return false, fmt.Errorf("record template %q: %w", gt.Slice, err)
 	}
-	d.events.Emit(events.Event{Event: events.GoldenBuilt, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()})
+	e.events.Emit(events.Event{Event: events.GoldenBuilt, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()})
 	s.Progress("golden", svc.Name, fmt.Sprintf("template %s built in %.1fs", gt.Slice, time.Since(start).Seconds()))
 	return true, nil
 }
@@ -163,18 +163,18 @@ func (d *Engine) ensureGolden(ctx context.Context, s Progress, w *world, rec *re
 // discardTemplate drops a template whose build or clone failed and forgets
 // it; when the drop fails too, its record stays, marked broken, so golden
 // list shows it and golden drop retries. The caller holds its lock.
-func (d *Engine) discardTemplate(ctx context.Context, conn AdapterConn, store *golden.Store, r *golden.Record, gt sdk.Target) {
+func (e *Engine) discardTemplate(ctx context.Context, conn AdapterConn, store *golden.Store, r *golden.Record, gt sdk.Target) {
 	ctx = context.WithoutCancel(ctx)
 	if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: gt}); err != nil {
-		d.log.Warn("drop a template that failed; it stays listed as broken", "template", r.Slice, "error", err)
+		e.log.Warn("drop a template that failed; it stays listed as broken", "template", r.Slice, "error", err)
 		r.State = golden.StateBroken
 		if perr := store.Put(r); perr != nil {
-			d.log.Warn("record a broken template", "template", r.Slice, "error", perr)
+			e.log.Warn("record a broken template", "template", r.Slice, "error", perr)
 		}
 		return
 	}
 	if err := store.Delete(r); err != nil {
-		d.log.Warn("forget a dropped template", "template", r.Slice, "error", err)
+		e.log.Warn("forget a dropped template", "template", r.Slice, "error", err)
 	}
 }
 
@@ -182,29 +182,29 @@ func (d *Engine) discardTemplate(ctx context.Context, conn AdapterConn, store *g
 // least recently used first, keeping keepSlice. A template that cannot be
 // dropped is logged and stays listed; the world being brought up does not
 // depend on it.
-func (d *Engine) evictGoldens(ctx context.Context, s Progress, w *world, svc *config.Service, conn AdapterConn, g golden.Group, keepSlice string) {
-	store := d.GoldenStore()
+func (e *Engine) evictGoldens(ctx context.Context, s Progress, w *world, svc *config.Service, conn AdapterConn, g golden.Group, keepSlice string) {
+	store := e.GoldenStore()
 	recs, err := store.List()
 	if err != nil {
-		d.log.Warn("list templates", "error", err)
+		e.log.Warn("list templates", "error", err)
 	}
 	coords := w.coords()
 	for _, r := range golden.Evict(recs, g, w.cfg.Project.Keep(), keepSlice) {
-		m := d.goldenLock(s, svc.Name, r.Slice)
+		m := e.goldenLock(s, svc.Name, r.Slice)
 		s.Progress("golden", svc.Name, fmt.Sprintf("dropping template %s (least recently used beyond golden_keep = %d)", r.Slice, w.cfg.Project.Keep()))
-		_, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, r.Slice, coords)})
+		_, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: e.target(w, svc, r.Slice, coords)})
 		if err == nil {
 			err = store.Delete(r)
 		}
 		m.Unlock()
 		if err != nil {
-			d.log.Warn("drop template", "template", r.Slice, "error", err)
+			e.log.Warn("drop template", "template", r.Slice, "error", err)
 			s.Progress("golden", svc.Name, fmt.Sprintf("could not drop template %s: %v (binky golden drop %s retries)", r.Slice, err, r.Slice))
 		}
 	}
 }
 
 // goldenDataDir is where file adapters keep the slices of adapter.
-func (d *Engine) goldenDataDir(adapterName string) string {
-	return d.dataDir(adapterName)
+func (e *Engine) goldenDataDir(adapterName string) string {
+	return e.dataDir(adapterName)
 }

@@ -18,20 +18,20 @@ import (
 // next up (or reset) of a world whose key the template had builds it again
 // from that worktree's inputs, which is the only place its migrate and
 // seed can run.
-func (d *Engine) Golden(ctx context.Context, a api.GoldenArgs, s Progress) (*api.GoldenResult, error) {
-	store := d.GoldenStore()
+func (e *Engine) Golden(ctx context.Context, a api.GoldenArgs, s Progress) (*api.GoldenResult, error) {
+	store := e.GoldenStore()
 	recs, err := store.List()
 	if err != nil {
-		d.log.Warn("list templates", "error", err)
+		e.log.Warn("list templates", "error", err)
 		s.Progress("golden", "", "some template records could not be read: "+err.Error())
 	}
 	out := &api.GoldenResult{Templates: []api.GoldenTemplate{}}
 	switch a.Action {
 	case api.GoldenList, "":
-		live := d.liveWorlds(ctx)
+		live := e.liveWorlds(ctx)
 		for _, r := range recs {
 			if a.Project == "" || r.Project == a.Project {
-				out.Templates = append(out.Templates, d.templateInfo(r, live))
+				out.Templates = append(out.Templates, e.templateInfo(r, live))
 			}
 		}
 		return out, nil
@@ -42,11 +42,11 @@ func (d *Engine) Golden(ctx context.Context, a api.GoldenArgs, s Progress) (*api
 		}
 		// Every selected template is tried, past failures; each one's
 		// result is reported, and the call fails when any drop did.
-		live := d.liveWorlds(ctx)
+		live := e.liveWorlds(ctx)
 		var failed []string
 		for _, r := range sel {
-			info := d.templateInfo(r, live)
-			if err := d.dropTemplate(ctx, s, &a, r); err != nil {
+			info := e.templateInfo(r, live)
+			if err := e.dropTemplate(ctx, s, &a, r); err != nil {
 				info.Error = err.Error()
 				failed = append(failed, r.Slice)
 				s.Progress(a.Action, r.Service, r.Slice+": "+err.Error())
@@ -63,11 +63,11 @@ func (d *Engine) Golden(ctx context.Context, a api.GoldenArgs, s Progress) (*api
 }
 
 // liveWorlds is the set of recorded worlds, as project → worktree names.
-func (d *Engine) liveWorlds(ctx context.Context) map[string]map[string]bool {
+func (e *Engine) liveWorlds(ctx context.Context) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
-	wts, err := d.reg.Worktrees(ctx)
+	wts, err := e.reg.Worktrees(ctx)
 	if err != nil {
-		d.log.Warn("list worlds", "error", err)
+		e.log.Warn("list worlds", "error", err)
 		return out
 	}
 	for _, w := range wts {
@@ -81,11 +81,11 @@ func (d *Engine) liveWorlds(ctx context.Context) map[string]map[string]bool {
 
 // templateInfo is what the CLI shows of a template: the worlds cloned from
 // it that still exist, and its size where the adapter keeps files here.
-func (d *Engine) templateInfo(r *golden.Record, live map[string]map[string]bool) api.GoldenTemplate {
+func (e *Engine) templateInfo(r *golden.Record, live map[string]map[string]bool) api.GoldenTemplate {
 	t := api.GoldenTemplate{
 		Project: r.Project, Service: r.Service, CloneFrom: r.CloneFrom, Adapter: r.Adapter, Server: r.Server,
 		Name: r.Slice, Key: golden.Short(r.Key), Created: r.Created, LastUsed: r.LastUsed, Legacy: r.Legacy,
-		Size: golden.Size(d.goldenDataDir(r.Adapter), r.Slice), State: r.State,
+		Size: golden.Size(e.goldenDataDir(r.Adapter), r.Slice), State: r.State,
 		Method: r.Method, CopyOnWrite: golden.Sharing(r.Method),
 	}
 	for _, w := range r.Worlds {
@@ -97,16 +97,16 @@ func (d *Engine) templateInfo(r *golden.Record, live map[string]map[string]bool)
 }
 
 // dropTemplate destroys one template through its adapter and forgets it.
-func (d *Engine) dropTemplate(ctx context.Context, s Progress, a *api.GoldenArgs, r *golden.Record) error {
-	m := d.goldenLock(s, r.Service, r.Slice)
+func (e *Engine) dropTemplate(ctx context.Context, s Progress, a *api.GoldenArgs, r *golden.Record) error {
+	m := e.goldenLock(s, r.Service, r.Slice)
 	defer m.Unlock()
 	s.Progress(a.Action, r.Service, r.Slice)
-	t, svc, found := d.templateTarget(ctx, a, r)
+	t, svc, found := e.templateTarget(ctx, a, r)
 	var timeout time.Duration
 	if svc != nil {
 		timeout = svc.Timeout
 	}
-	conn, err := d.adapter.Open(ctx, r.Adapter, timeout)
+	conn, err := e.adapter.Open(ctx, r.Adapter, timeout)
 	if err != nil {
 		return api.Errorf(api.CodeInvalid, "drop template %q: %w", r.Slice, err)
 	}
@@ -119,10 +119,10 @@ func (d *Engine) dropTemplate(ctx context.Context, s Progress, a *api.GoldenArgs
 		}
 		return api.Errorf(api.CodeFailed, "drop %s template %q: %w%s", r.Adapter, r.Slice, err, hint)
 	}
-	if err := d.GoldenStore().Delete(r); err != nil {
+	if err := e.GoldenStore().Delete(r); err != nil {
 		return err
 	}
-	d.log.Info("template dropped", "template", r.Slice, "project", r.Project, "action", a.Action)
+	e.log.Info("template dropped", "template", r.Slice, "project", r.Project, "action", a.Action)
 	return nil
 }
 
@@ -131,9 +131,9 @@ func (d *Engine) dropTemplate(ctx context.Context, s Progress, a *api.GoldenArgs
 // the template, or any world of the project, whichever first reaches the
 // server the template lives on. Without one, the target has no admin URL,
 // which is enough for adapters that keep files under data/.
-func (d *Engine) templateTarget(ctx context.Context, a *api.GoldenArgs, r *golden.Record) (sdk.Target, *config.Service, bool) {
+func (e *Engine) templateTarget(ctx context.Context, a *api.GoldenArgs, r *golden.Record) (sdk.Target, *config.Service, bool) {
 	dirs := []string{a.Dir, r.Path}
-	if wts, err := d.reg.Worktrees(ctx); err == nil {
+	if wts, err := e.reg.Worktrees(ctx); err == nil {
 		for _, w := range wts {
 			if w.Project == r.Project {
 				dirs = append(dirs, w.Path)
@@ -161,15 +161,15 @@ func (d *Engine) templateTarget(ctx context.Context, a *api.GoldenArgs, r *golde
 		if err != nil {
 			continue
 		}
-		d.addSecrets(cfg, env)
+		e.addSecrets(cfg, env)
 		w := &world{cfg: cfg, project: r.Project, path: root, env: env, slices: map[string]slice{}}
-		t := d.target(w, svc, r.Slice, w.coords())
+		t := e.target(w, svc, r.Slice, w.coords())
 		if r.Server != "" && golden.Server(t.AdminURL) != r.Server {
 			continue
 		}
 		return t, svc, true
 	}
-	return sdk.Target{Slice: r.Slice, Project: r.Project, DataDir: d.goldenDataDir(r.Adapter), Owner: d.homeID, OwnerLabel: d.ownerLabel()}, nil, false
+	return sdk.Target{Slice: r.Slice, Project: r.Project, DataDir: e.goldenDataDir(r.Adapter), Owner: e.homeID, OwnerLabel: e.ownerLabel()}, nil, false
 }
 
 // templateService is the adapter service of cfg that r was built for.

@@ -17,8 +17,8 @@ import (
 // repository's worlds hold: a world belongs to one repository, and two
 // clones with one [project] name would otherwise act on each other's
 // worlds.
-func (d *Engine) checkOwner(ctx context.Context, project, root string) error {
-	recs, err := d.reg.Worktrees(ctx)
+func (e *Engine) checkOwner(ctx context.Context, project, root string) error {
+	recs, err := e.reg.Worktrees(ctx)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func SamePath(a, b string) bool {
 }
 
 // ensureWorktree finds or creates the worktree a request means.
-func (d *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.UpArgs, cfg *config.Config) (worktree.Worktree, bool, error) {
+func (e *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.UpArgs, cfg *config.Config) (worktree.Worktree, bool, error) {
 	if a.Branch == "" {
 		wt, err := worktree.Current(ctx, a.Dir)
 		if err != nil {
@@ -58,7 +58,7 @@ func (d *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.
 	if dir != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(repo.Root, dir)
 	}
-	m := d.repoLock(repo.Root)
+	m := e.repoLock(repo.Root)
 	if err := m.Lock(ctx, nil, "up", a.Branch); err != nil {
 		return worktree.Worktree{}, false, api.Errorf(api.CodeConflict, "add the worktree of %s: %v", a.Branch, err)
 	}
@@ -85,11 +85,11 @@ func worktreeName(wt worktree.Worktree) string {
 // another branch of the repository or another world claims the same name
 // (names.WorktreeAmong). Without a branch (detached HEAD) it is
 // worktreeName.
-func (d *Engine) branchWorldName(ctx context.Context, repo *worktree.Repo, project string, wt worktree.Worktree) (string, error) {
+func (e *Engine) branchWorldName(ctx context.Context, repo *worktree.Repo, project string, wt worktree.Worktree) (string, error) {
 	if wt.Branch == "" {
 		return worktreeName(wt), nil
 	}
-	recs, err := d.reg.Worktrees(ctx)
+	recs, err := e.reg.Worktrees(ctx)
 	if err != nil {
 		return "", err
 	}

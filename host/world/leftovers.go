@@ -30,8 +30,8 @@ const hookStopGrace = 5 * time.Second
 // daemon left running: no one waits for them, and the next run of the
 // same step would race them (two migrations, two `pnpm install` in one
 // tree). Each is reported as hook_ended, by world, service and step.
-func (d *Engine) endLeftHooks() {
-	prefix := d.homeID + "/" // every world of this home (supervisor.WorldMarker)
+func (e *Engine) endLeftHooks() {
+	prefix := e.homeID + "/" // every world of this home (supervisor.WorldMarker)
 	byMarker := map[string][]int{}
 	for pid, m := range supervisor.HookRuns(prefix) {
 		byMarker[m] = append(byMarker[m], pid)
@@ -51,8 +51,8 @@ func (d *Engine) endLeftHooks() {
 		if len(left) > 0 {
 			ev.Error = "still alive after SIGKILL: pid " + joinInts(left)
 		}
-		d.events.Emit(ev)
-		d.log.Warn("ended a run the previous daemon left", "world", project+"/"+worktree, "service", service, "step", step, "pids", pids, "left", left)
+		e.events.Emit(ev)
+		e.log.Warn("ended a run the previous daemon left", "world", project+"/"+worktree, "service", service, "step", step, "pids", pids, "left", left)
 	}
 }
 
@@ -69,8 +69,8 @@ func splitHookMarker(m string) (project, worktree, service, step string) {
 // endPriorRun ends a run of one step that an earlier daemon left (the
 // start-up sweep ends them too; this covers a run that outlived it), and
 // says so through progress.
-func (d *Engine) endPriorRun(s Progress, rec *registry.Worktree, service, step string) error {
-	marker := supervisor.HookMarker(d.homeID, rec.Project, rec.Name, service, step)
+func (e *Engine) endPriorRun(s Progress, rec *registry.Worktree, service, step string) error {
+	marker := supervisor.HookMarker(e.homeID, rec.Project, rec.Name, service, step)
 	pids := supervisor.MarkedProcesses(marker)
 	if len(pids) == 0 {
 		return nil
@@ -83,10 +83,10 @@ func (d *Engine) endPriorRun(s Progress, rec *registry.Worktree, service, step s
 		Detail: fmt.Sprintf("%s left running by an earlier daemon, pid %s", step, joinInts(pids))}
 	if len(left) > 0 {
 		ev.Error = "still alive: pid " + joinInts(left)
-		d.events.Emit(ev)
+		e.events.Emit(ev)
 		return fmt.Errorf("an earlier %s of %s (pid %s) is still running and would not stop", step, service, joinInts(left))
 	}
-	d.events.Emit(ev)
+	e.events.Emit(ev)
 	return nil
 }
 
@@ -94,7 +94,7 @@ func (d *Engine) endPriorRun(s Progress, rec *registry.Worktree, service, step s
 // slices was being made or reset when the daemon died (its record says
 // provisioning): the app may be running against a missing or half-cloned
 // database. The next up rebuilds the slice and restarts its dependents.
-func (d *Engine) markInterrupted(ctx context.Context, rec *registry.Worktree, svcs []*registry.Service) {
+func (e *Engine) markInterrupted(ctx context.Context, rec *registry.Worktree, svcs []*registry.Service) {
 	if !rec.State.Serving() {
 		return
 	}
@@ -102,15 +102,15 @@ func (d *Engine) markInterrupted(ctx context.Context, rec *registry.Worktree, sv
 	for _, sv := range svcs {
 		if sv.Kind == registry.KindAdapter && sv.State == state.ServiceProvisioning {
 			cut = append(cut, sv.Name)
-			d.events.Emit(events.Event{Event: events.SliceInterrupted, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Adapter: sv.Adapter, Detail: sv.Slice})
+			e.events.Emit(events.Event{Event: events.SliceInterrupted, Project: rec.Project, Worktree: rec.Name, Service: sv.Name, Adapter: sv.Adapter, Detail: sv.Slice})
 		}
 	}
 	if len(cut) == 0 {
 		return
 	}
 	reason := fmt.Sprintf("the slice of %s was being rebuilt (reset) when the daemon stopped; binky up rebuilds it and restarts what depends on it", strings.Join(cut, ", "))
-	if err := d.reg.SetWorktreeStateReason(ctx, rec.ID, state.WorldDegraded, reason); err != nil {
-		d.log.Warn("record a degraded world", "world", rec.Name, "error", err)
+	if err := e.reg.SetWorktreeStateReason(ctx, rec.ID, state.WorldDegraded, reason); err != nil {
+		e.log.Warn("record a degraded world", "world", rec.Name, "error", err)
 		return
 	}
 	rec.State, rec.Reason = state.WorldDegraded, reason

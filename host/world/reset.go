@@ -16,17 +16,17 @@ import (
 // the slice is dropped and cloned again from the template (rebuilt first if
 // migrate or seed changed). A service without clone_from is rebuilt by
 // provision+migrate+seed.
-func (d *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.World, error) {
-	rec, unlock, err := d.lockWorld(ctx, s, "reset", a.WorldRef)
+func (e *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.World, error) {
+	rec, unlock, err := e.lockWorld(ctx, s, "reset", a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	cfg, err := d.worldConfig(rec)
+	cfg, err := e.worldConfig(rec)
 	if err != nil {
 		return nil, err
 	}
-	w, svcs, err := d.recordedWorld(ctx, cfg, rec, a.Env)
+	w, svcs, err := e.recordedWorld(ctx, cfg, rec, a.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -51,11 +51,11 @@ func (d *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.W
 		// neither stopped nor ended on its own (a lost one too, unlike
 		// state.Service.Ended).
 		for _, name := range dependents(cfg, targets) {
-			if st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, name)); ok && st.State != state.ServiceStopped && st.State != state.ServiceExited && st.State != state.ServiceFailed {
+			if st, ok := e.sup.State(e.SupKey(rec.Project, rec.Name, name)); ok && st.State != state.ServiceStopped && st.State != state.ServiceExited && st.State != state.ServiceFailed {
 				restart = append(restart, name)
 			}
 		}
-		if err := d.stopDependents(ctx, s, cfg, rec, targets, "it depends on a slice being reset"); err != nil {
+		if err := e.stopDependents(ctx, s, cfg, rec, targets, "it depends on a slice being reset"); err != nil {
 			return nil, err
 		}
 	}
@@ -65,8 +65,8 @@ func (d *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.W
 		if now == state.WorldUp {
 			now = state.WorldDegraded
 		}
-		if serr := d.reg.SetWorktreeStateReason(ctx, rec.ID, now, reason); serr != nil {
-			d.log.Warn("record a degraded world", "world", rec.Name, "error", serr)
+		if serr := e.reg.SetWorktreeStateReason(ctx, rec.ID, now, reason); serr != nil {
+			e.log.Warn("record a degraded world", "world", rec.Name, "error", serr)
 		}
 		return err
 	}
@@ -79,14 +79,14 @@ func (d *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.W
 			}
 			slName := recorded[name]
 			if slName == "" {
-				slName = d.sliceName(ctx, cfg, rec.Name, svc)
+				slName = e.sliceName(ctx, cfg, rec.Name, svc)
 			}
-			conn, err := d.openAdapter(ctx, svc)
+			conn, err := e.openAdapter(ctx, svc)
 			if err != nil {
 				return nil, err
 			}
 			admin, cfgJSON := recordedAs(svc)
-			if err := d.reg.UpsertService(ctx, &registry.Service{
+			if err := e.reg.UpsertService(ctx, &registry.Service{
 				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: state.ServiceProvisioning,
 				Slice: slName, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON,
 			}); err != nil {
@@ -94,22 +94,22 @@ func (d *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.W
 				return nil, fmt.Errorf("record the reset of %s before dropping its slice (nothing was dropped): %w", name, err)
 			}
 			s.Progress("reset", name, slName)
-			if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: d.target(w, svc, slName, w.coords())}); err != nil {
+			if _, err := conn.Destroy(ctx, &sdk.DestroyRequest{Target: e.target(w, svc, slName, w.coords())}); err != nil {
 				conn.Close()
 				return nil, degrade(name, api.Errorf(api.CodeFailed, "drop slice %q of %s: %w", slName, name, err))
 			}
-			d.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
+			e.events.Emit(events.Event{Event: events.SliceDestroyed, Project: rec.Project, Worktree: rec.Name, Service: name, Adapter: svc.Adapter})
 			var sl slice
 			if svc.CloneFrom != "" {
-				sl, err = d.sliceFromGolden(ctx, s, w, rec, svc, conn, slName)
+				sl, err = e.sliceFromGolden(ctx, s, w, rec, svc, conn, slName)
 			} else {
-				sl, err = d.buildSlice(ctx, s, w, rec, svc, conn, slName)
+				sl, err = e.buildSlice(ctx, s, w, rec, svc, conn, slName)
 			}
 			conn.Close()
 			if err != nil {
 				return nil, degrade(name, err)
 			}
-			if err := d.reg.UpsertService(ctx, &registry.Service{
+			if err := e.reg.UpsertService(ctx, &registry.Service{
 				WorktreeID: rec.ID, Name: name, Kind: registry.KindAdapter, State: state.ServiceProvisioned,
 				Address: sl.Address, Values: sl.Values, Slice: slName, Adapter: svc.Adapter,
 			}); err != nil {
@@ -129,17 +129,17 @@ func (d *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.W
 	// slices as they are now.
 	coords := w.coords()
 	for _, name := range restart {
-		if err := d.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
+		if err := e.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
 			return nil, degrade(name, err)
 		}
 	}
 	if rec.State == state.WorldDegraded {
 		// A reset that completes repairs what a cut-short one left.
-		if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err == nil {
+		if err := e.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err == nil {
 			rec.State, rec.Reason = state.WorldUp, ""
 		}
 	}
-	return d.worldStatus(ctx, rec)
+	return e.worldStatus(ctx, rec)
 }
 
 // cfgAdapter is the adapter binky.toml names for service name, or "".

@@ -11,13 +11,13 @@ import (
 // Restart restarts a world's cmd services — the named ones, or all — in
 // dependency order: stopped last-first, then started first-first, each
 // waited healthy as up waits, with the config the world runs with now.
-func (d *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*api.World, error) {
-	rec, unlock, err := d.lockWorld(ctx, s, "restart", a.WorldRef)
+func (e *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*api.World, error) {
+	rec, unlock, err := e.lockWorld(ctx, s, "restart", a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	cfg, err := d.worldConfig(rec)
+	cfg, err := e.worldConfig(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -44,22 +44,22 @@ func (d *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*a
 	if len(order) == 0 {
 		return nil, api.Errorf(api.CodeInvalid, "%s has no cmd services to restart", rec.Name)
 	}
-	w, _, err := d.recordedWorld(ctx, cfg, rec, a.Env)
+	w, _, err := e.recordedWorld(ctx, cfg, rec, a.Env)
 	if err != nil {
 		return nil, err
 	}
 	for _, name := range slices.Backward(order) {
 		s.Progress("stop", name, "restart")
-		if err := d.sup.Stop(ctx, d.SupKey(rec.Project, rec.Name, name)); err != nil {
+		if err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, name)); err != nil {
 			return nil, api.Errorf(api.CodeFailed, "stop %s to restart it: %w", name, err)
 		}
 	}
 	coords := w.coords()
 	for _, name := range order {
-		if err := d.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
+		if err := e.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
 			return nil, err
 		}
 	}
-	d.routes.Refresh(ctx)
-	return d.worldStatus(ctx, rec)
+	e.routes.Refresh(ctx)
+	return e.worldStatus(ctx, rec)
 }

@@ -21,30 +21,30 @@ const runService = "run"
 // gives its checks, once the jobs queue (host/admission) lets it start. Its
 // output streams back redacted; a caller that hangs up leaves the queue,
 // or ends the command.
-func (d *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunResult, error) {
+func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunResult, error) {
 	if (len(a.Argv) == 0) == (a.Command == "") {
 		return nil, api.Errorf(api.CodeInvalid, "give the command to run: binky run <worktree> -- <command> [args…]")
 	}
-	rec, err := d.findWorld(ctx, a.WorldRef)
+	rec, err := e.findWorld(ctx, a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := d.worldConfig(rec)
+	cfg, err := e.worldConfig(rec)
 	if err != nil {
 		return nil, err
 	}
-	exposed, err := d.Exposed(ctx, rec)
+	exposed, err := e.Exposed(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
-	env := verifyEnv(rec, exposed, a.Env, d.home)
+	env := verifyEnv(rec, exposed, a.Env, e.home)
 
 	// The command ends when its caller hangs up; a caller that only stops
 	// reading (a paused pager) loses the rest of the output, and the
 	// command runs to its end.
 	cctx, cancel := UntilHungUp(ctx, s)
 	defer cancel()
-	release, waited, err := d.jobPlace(cctx, s, rec, cfg)
+	release, waited, err := e.jobPlace(cctx, s, rec, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (d *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 		cmd = exec.CommandContext(cctx, a.Argv[0], a.Argv[1:]...)
 	}
 	start := time.Now()
-	code := d.runMarked(cmd, rec, env, runService, 0, s)
+	code := e.runMarked(cmd, rec, env, runService, 0, s)
 	return &api.RunResult{
 		Project: rec.Project, Worktree: rec.Name, ExitCode: code,
 		DurationMS: time.Since(start).Milliseconds(), WaitedMS: waited.Milliseconds(),
@@ -68,15 +68,15 @@ func (d *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 // world (binky run, a verify check), reporting its position and reason as
 // progress. It returns the release to call once the command ends, and how
 // long it waited.
-func (d *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktree, cfg *config.Config) (func(), time.Duration, error) {
-	if d.adm == nil || d.admOff {
+func (e *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktree, cfg *config.Config) (func(), time.Duration, error) {
+	if e.adm == nil || e.admOff {
 		return func() {}, 0, nil
 	}
 	wctx, cancel := UntilGone(ctx, s)
 	defer cancel()
 	start := time.Now()
 	queued := false
-	release, err := d.adm.Job(wctx, rec.Project, admission.JobLimits{Jobs: cfg.Project.Jobs, RAMReserve: cfg.Project.RAMReserve}, func(w admission.Wait) {
+	release, err := e.adm.Job(wctx, rec.Project, admission.JobLimits{Jobs: cfg.Project.Jobs, RAMReserve: cfg.Project.RAMReserve}, func(w admission.Wait) {
 		queued = true
 		s.Progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
 	})
@@ -94,12 +94,12 @@ func (d *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktre
 // (service#service) in a process group of its own, streaming its output
 // redacted as output frames numbered i, and returns its exit code (-1 when
 // it could not run or was killed).
-func (d *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string, i int, s Progress) int {
+func (e *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string, i int, s Progress) int {
 	cmd.Dir = rec.Path
-	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, service, service))
+	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, service, service))
 	asIs := func(s string) string { return s }
-	stdout := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stdout", redact: asIs})
-	stderr := d.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
+	stdout := e.redact.Writer(&chunkWriter{s: s, check: i, name: "stdout", redact: asIs})
+	stderr := e.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := runGrouped(cmd)
 	stdout.Close()

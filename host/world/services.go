@@ -21,13 +21,13 @@ import (
 	"github.com/binkyhq/binky/host/worktree"
 )
 
-func (d *Engine) SupKey(project, worktree, service string) supervisor.Key {
-	return supervisor.Key{Home: d.homeID, Project: project, Worktree: worktree, Service: service}
+func (e *Engine) SupKey(project, worktree, service string) supervisor.Key {
+	return supervisor.Key{Home: e.homeID, Project: project, Worktree: worktree, Service: service}
 }
 
 // startService starts one cmd service and waits until it is healthy.
-func (d *Engine) startService(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) error {
-	spec, err := d.serviceSpec(w, rec, svc, coords)
+func (e *Engine) startService(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) error {
+	spec, err := e.serviceSpec(w, rec, svc, coords)
 	if err != nil {
 		return err
 	}
@@ -36,14 +36,14 @@ func (d *Engine) startService(ctx context.Context, s Progress, w *world, rec *re
 	if svc.URL != "" {
 		url = coords[svc.Name+".url"]
 	}
-	if err := d.reg.UpsertService(ctx, &registry.Service{
+	if err := e.reg.UpsertService(ctx, &registry.Service{
 		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindCmd, State: state.ServiceStarting,
-		Ports: ports, URL: url, SpecHash: d.specHash(w, rec, svc, coords),
+		Ports: ports, URL: url, SpecHash: e.specHash(w, rec, svc, coords),
 	}); err != nil {
 		return fmt.Errorf("record service %s: %w", svc.Name, err)
 	}
 	s.Progress("start", svc.Name, "")
-	return d.runSpec(ctx, s, svc.Name, spec)
+	return e.runSpec(ctx, s, svc.Name, spec)
 }
 
 // runSpec starts a cmd service's process from spec and waits until it is
@@ -69,19 +69,19 @@ func (e *Engine) runSpec(ctx context.Context, s Progress, name string, spec supe
 }
 
 // serviceSpec renders everything a cmd service needs to run.
-func (d *Engine) serviceSpec(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) (supervisor.Spec, error) {
+func (e *Engine) serviceSpec(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) (supervisor.Spec, error) {
 	dir := svc.Dir(rec.Path)
-	env, err := d.serviceEnv(w, rec, svc, coords)
+	env, err := e.serviceEnv(w, rec, svc, coords)
 	if err != nil {
 		return supervisor.Spec{}, err
 	}
 	run := w.renderCmd(svc.Cmd, svc.Name, coords)
 	spec := supervisor.Spec{
-		Key:         d.SupKey(rec.Project, rec.Name, svc.Name),
+		Key:         e.SupKey(rec.Project, rec.Name, svc.Name),
 		Command:     run.Command,
 		Dir:         dir,
 		Env:         withVars(env, run.Env),
-		LogPath:     filepath.Join(d.logDir(rec.Project, rec.Name), svc.Name+".log"),
+		LogPath:     filepath.Join(e.logDir(rec.Project, rec.Name), svc.Name+".log"),
 		Restart:     supervisor.Restart(svc.Restart),
 		StopSignal:  svc.StopSignal,
 		StopTimeout: svc.StopTimeout,
@@ -106,8 +106,8 @@ func (d *Engine) serviceSpec(w *world, rec *registry.Worktree, svc *config.Servi
 // hookCommand renders a migrate or seed command of an adapter service and
 // the environment it runs with (serviceEnv plus the variables carrying its
 // tokens).
-func (d *Engine) hookCommand(w *world, rec *registry.Worktree, svc *config.Service, command string, coords map[string]string) (string, []string, error) {
-	env, err := d.serviceEnv(w, rec, svc, coords)
+func (e *Engine) hookCommand(w *world, rec *registry.Worktree, svc *config.Service, command string, coords map[string]string) (string, []string, error) {
+	env, err := e.serviceEnv(w, rec, svc, coords)
 	if err != nil {
 		return "", nil, err
 	}
@@ -131,7 +131,7 @@ func withVars(env, vars []string) []string {
 // with tokens rendered, then PORT and BINKY_*. The daemon's own
 // environment never enters: it is whichever shell first started the
 // daemon, and may hold another project's credentials.
-func (d *Engine) serviceEnv(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) ([]string, error) {
+func (e *Engine) serviceEnv(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) ([]string, error) {
 	m := callerBase(w.caller)
 	vals, err := serviceEnvFile(rec, svc)
 	if err != nil {
@@ -224,27 +224,27 @@ func (st *supStore) ProcessExited(key supervisor.Key, exit supervisor.Exit) erro
 }
 
 // onSupervisorEvent records supervisor events and keeps proxy routes live.
-func (d *Engine) onSupervisorEvent(ev supervisor.Event) {
-	e := events.Event{Event: ev.Name, Project: ev.Key.Project, Worktree: ev.Key.Worktree, Service: ev.Key.Service, Error: ev.Error}
+func (e *Engine) onSupervisorEvent(ev supervisor.Event) {
+	evt := events.Event{Event: ev.Name, Project: ev.Key.Project, Worktree: ev.Key.Worktree, Service: ev.Key.Service, Error: ev.Error}
 	if ev.Pid > 0 {
-		e.PID = ev.Pid
+		evt.PID = ev.Pid
 	}
 	if ev.Name == supervisor.EventExited || ev.Name == supervisor.EventFailed {
 		code := ev.ExitCode
-		e.ExitCode = &code
+		evt.ExitCode = &code
 	}
 	if len(ev.LogTail) > 0 {
-		e.Detail = lastLines(ev.LogTail, 20)
+		evt.Detail = lastLines(ev.LogTail, 20)
 	}
 	if ev.Path != "" {
-		e.Detail = ev.Path
+		evt.Detail = ev.Path
 	}
 	if ev.Attempt > 0 {
-		e.Attempt = ev.Attempt
-		e.DurationMS = ev.Delay.Milliseconds()
+		evt.Attempt = ev.Attempt
+		evt.DurationMS = ev.Delay.Milliseconds()
 	}
-	d.events.Emit(e)
-	d.routes.RefreshAsync()
+	e.events.Emit(evt)
+	e.routes.RefreshAsync()
 }
 
 // SpecJSON is how a service's run spec is kept in the registry, so a later

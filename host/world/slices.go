@@ -29,11 +29,11 @@ import (
 // the same implementation (postgres and postgresql, mariadb and percona,
 // redis and valkey are one implementation each), so a slice belongs to one
 // service. A slice already recorded for the service keeps its name.
-func (d *Engine) sliceName(ctx context.Context, cfg *config.Config, worktree string, svc *config.Service) string {
-	impl := d.implementation(ctx, svc.Adapter)
+func (e *Engine) sliceName(ctx context.Context, cfg *config.Config, worktree string, svc *config.Service) string {
+	impl := e.implementation(ctx, svc.Adapter)
 	for _, other := range cfg.Order {
 		o := cfg.Services[other]
-		if o.Name != svc.Name && o.IsAdapter() && (o.Adapter == svc.Adapter || d.implementation(ctx, o.Adapter) == impl) {
+		if o.Name != svc.Name && o.IsAdapter() && (o.Adapter == svc.Adapter || e.implementation(ctx, o.Adapter) == impl) {
 			return names.Slice(cfg.Project.Name, worktree+"-"+svc.Name)
 		}
 	}
@@ -42,8 +42,8 @@ func (d *Engine) sliceName(ctx context.Context, cfg *config.Config, worktree str
 
 // implementation is the adapter implementation that answers to name (its
 // describe name), or name itself when none is found.
-func (d *Engine) implementation(ctx context.Context, name string) string {
-	if info, err := d.adapter.Find(ctx, name); err == nil {
+func (e *Engine) implementation(ctx context.Context, name string) string {
+	if info, err := e.adapter.Find(ctx, name); err == nil {
 		if info.Implementation != "" {
 			return info.Implementation
 		}
@@ -53,7 +53,7 @@ func (d *Engine) implementation(ctx context.Context, name string) string {
 }
 
 // target builds the adapter request target of a service's slice.
-func (d *Engine) target(w *world, svc *config.Service, sliceName string, coords map[string]string) sdk.Target {
+func (e *Engine) target(w *world, svc *config.Service, sliceName string, coords map[string]string) sdk.Target {
 	cfgVals := map[string]any{}
 	for k, v := range svc.Config {
 		if s, ok := v.(string); ok {
@@ -66,16 +66,16 @@ func (d *Engine) target(w *world, svc *config.Service, sliceName string, coords 
 		Slice:      sliceName,
 		Project:    w.project,
 		AdminURL:   w.render(svc.AdminURL, svc.Name, coords),
-		DataDir:    d.dataDir(svc.Adapter),
+		DataDir:    e.dataDir(svc.Adapter),
 		Config:     cfgVals,
-		Owner:      d.homeID,
-		OwnerLabel: d.ownerLabel(),
+		Owner:      e.homeID,
+		OwnerLabel: e.ownerLabel(),
 	}
 }
 
 // openAdapter opens the adapter of a service with its timeout.
-func (d *Engine) openAdapter(ctx context.Context, svc *config.Service) (AdapterConn, error) {
-	c, err := d.adapter.Open(ctx, svc.Adapter, svc.Timeout)
+func (e *Engine) openAdapter(ctx context.Context, svc *config.Service) (AdapterConn, error) {
+	c, err := e.adapter.Open(ctx, svc.Adapter, svc.Timeout)
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalid, "service %s: %w", svc.Name, err)
 	}
@@ -106,21 +106,21 @@ func recordedAs(svc *config.Service) (admin, cfg string) {
 // fails halfway leaves a record that remove drops and the next up rebuilds.
 // It reports whether the slice was made (or made again) rather than
 // reused, so the world's dependents of a rebuilt slice are restarted.
-func (d *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service) (slice, bool, error) {
-	old, err := d.reg.Service(ctx, rec.ID, svc.Name)
+func (e *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service) (slice, bool, error) {
+	old, err := e.reg.Service(ctx, rec.ID, svc.Name)
 	have := err == nil && old.Kind == registry.KindAdapter && (old.Adapter == "" || old.Adapter == svc.Adapter)
 	name := ""
 	if have && old.Slice != "" {
 		name = old.Slice
 	} else {
-		name = d.sliceName(ctx, w.cfg, w.worktree, svc)
+		name = e.sliceName(ctx, w.cfg, w.worktree, svc)
 	}
-	conn, err := d.openAdapter(ctx, svc)
+	conn, err := e.openAdapter(ctx, svc)
 	if err != nil {
 		return slice{}, false, err
 	}
 	defer conn.Close()
-	t := d.target(w, svc, name, w.coords())
+	t := e.target(w, svc, name, w.coords())
 
 	if have && old.State == state.ServiceProvisioned && old.Address != "" {
 		res, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t})
@@ -131,13 +131,13 @@ func (d *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *reg
 			// Resolve on every up (it is cheap): an address or a
 			// credential that changed on the server reaches the world's
 			// services, instead of the one recorded at the first up.
-			sl, err := d.resolveSlice(ctx, conn, svc, t)
+			sl, err := e.resolveSlice(ctx, conn, svc, t)
 			if err != nil {
 				return slice{}, false, err
 			}
 			admin, cfgJSON := recordedAs(svc)
 			if sl.Address != old.Address || !maps.Equal(sl.Values, old.Values) || old.Slice == "" || old.Admin == "" {
-				if err := d.reg.UpsertService(ctx, &registry.Service{WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON}); err != nil {
+				if err := e.reg.UpsertService(ctx, &registry.Service{WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON}); err != nil {
 					return slice{}, false, fmt.Errorf("record the slice of %s: %w", svc.Name, err)
 				}
 			}
@@ -150,12 +150,12 @@ func (d *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *reg
 			}
 			return sl, changed, nil
 		}
-		d.events.Emit(events.Event{Event: events.SliceVanished, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Detail: name})
+		e.events.Emit(events.Event{Event: events.SliceVanished, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Detail: name})
 		s.Progress("provision", svc.Name, "slice "+name+" is gone from the server; building it again")
 		have = false
 	}
 	admin, cfgJSON := recordedAs(svc)
-	if err := d.reg.UpsertService(ctx, &registry.Service{
+	if err := e.reg.UpsertService(ctx, &registry.Service{
 		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: state.ServiceProvisioning,
 		Slice: name, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON,
 	}); err != nil {
@@ -171,14 +171,14 @@ func (d *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *reg
 
 	var sl slice
 	if svc.CloneFrom != "" {
-		sl, err = d.sliceFromGolden(ctx, s, w, rec, svc, conn, name)
+		sl, err = e.sliceFromGolden(ctx, s, w, rec, svc, conn, name)
 	} else {
-		sl, err = d.buildSlice(ctx, s, w, rec, svc, conn, name)
+		sl, err = e.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
 	if err != nil {
 		return slice{}, false, err
 	}
-	if err := d.reg.UpsertService(ctx, &registry.Service{
+	if err := e.reg.UpsertService(ctx, &registry.Service{
 		WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, State: state.ServiceProvisioned,
 		Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter,
 	}); err != nil {
@@ -188,28 +188,28 @@ func (d *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *reg
 }
 
 // buildSlice is the slow path: provision, resolve, migrate, seed.
-func (d *Engine) buildSlice(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
+func (e *Engine) buildSlice(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, conn AdapterConn, name string) (slice, error) {
 	ev := events.Event{Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter}
 	s.Progress("provision", svc.Name, name)
-	t := d.target(w, svc, name, w.coords())
+	t := e.target(w, svc, name, w.coords())
 	if _, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t}); err != nil {
 		ev.Event, ev.Error = events.SliceFailed, err.Error()
-		d.events.Emit(ev)
+		e.events.Emit(ev)
 		return slice{}, api.Errorf(api.CodeFailed, "provision %s slice %q for %s: %w", svc.Adapter, name, svc.Name, err)
 	}
 	ev.Event = events.SliceProvisioned
-	d.events.Emit(ev)
-	sl, err := d.resolveSlice(ctx, conn, svc, t)
+	e.events.Emit(ev)
+	sl, err := e.resolveSlice(ctx, conn, svc, t)
 	if err != nil {
 		return slice{}, err
 	}
-	if err := d.migrateAndSeed(ctx, s, w, rec, svc, sl); err != nil {
+	if err := e.migrateAndSeed(ctx, s, w, rec, svc, sl); err != nil {
 		return slice{}, err
 	}
 	return sl, nil
 }
 
-func (d *Engine) resolveSlice(ctx context.Context, conn AdapterConn, svc *config.Service, t sdk.Target) (slice, error) {
+func (e *Engine) resolveSlice(ctx context.Context, conn AdapterConn, svc *config.Service, t sdk.Target) (slice, error) {
 	res, err := conn.Resolve(ctx, &sdk.ResolveRequest{Target: t})
 	if err != nil {
 		return slice{}, api.Errorf(api.CodeFailed, "resolve %s slice %q for %s: %w", svc.Adapter, t.Slice, svc.Name, err)
@@ -218,15 +218,15 @@ func (d *Engine) resolveSlice(ctx context.Context, conn AdapterConn, svc *config
 		return slice{}, api.Errorf(api.CodeFailed, "resolve %s slice %q for %s: the adapter returned no address", svc.Adapter, t.Slice, svc.Name)
 	}
 	sl := slice{Address: res.Address, Values: res.Values}
-	d.redactSlice(sl, res.Secret...)
+	e.redactSlice(sl, res.Secret...)
 	return sl, nil
 }
 
 // redactAddress registers the credentials inside an address (a URL's
 // password, a DSN's, a password= parameter) as secrets, so a per-slice
 // credential an adapter generated never reaches a log.
-func (d *Engine) redactAddress(addr string) {
-	d.redact.AddAddress(addr)
+func (e *Engine) redactAddress(addr string) {
+	e.redact.AddAddress(addr)
 }
 
 // redactSlice registers the credentials in a slice's address and values
@@ -234,18 +234,18 @@ func (d *Engine) redactAddress(addr string) {
 // value whose key the adapter listed in secret or whose key names a
 // password (the registry keeps values, not the list: a slice read back
 // from it relies on the name).
-func (d *Engine) redactSlice(sl slice, secret ...string) {
-	d.redactAddress(sl.Address)
+func (e *Engine) redactSlice(sl slice, secret ...string) {
+	e.redactAddress(sl.Address)
 	for k, v := range sl.Values {
-		d.redact.AddAddress(v)
+		e.redact.AddAddress(v)
 		if slices.Contains(secret, k) || strings.Contains(strings.ToLower(k), "password") {
-			d.redact.Add(v)
+			e.redact.Add(v)
 		}
 	}
 }
 
 // migrateAndSeed runs a service's migrate then seed against sl.
-func (d *Engine) migrateAndSeed(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, sl slice) error {
+func (e *Engine) migrateAndSeed(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, sl slice) error {
 	saved, had := w.slices[svc.Name]
 	w.slices[svc.Name] = sl
 	defer func() {
@@ -263,27 +263,27 @@ func (d *Engine) migrateAndSeed(ctx context.Context, s Progress, w *world, rec *
 		}
 		s.Progress(step.name, svc.Name, "")
 		start := time.Now()
-		err := d.runHook(ctx, w, rec, svc, step.name, step.cmd, coords)
+		err := e.runHook(ctx, w, rec, svc, step.name, step.cmd, coords)
 		ev := events.Event{Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, DurationMS: time.Since(start).Milliseconds()}
 		if err != nil {
 			ev.Event, ev.Error = step.failed, err.Error()
-			d.events.Emit(ev)
+			e.events.Emit(ev)
 			return err
 		}
 		ev.Event = step.done
-		d.events.Emit(ev)
+		e.events.Emit(ev)
 	}
 	return nil
 }
 
 // runHook runs a migrate or seed command in the worktree, its output
 // appended to the service's log; a failure carries the last 20 lines.
-func (d *Engine) runHook(ctx context.Context, w *world, rec *registry.Worktree, svc *config.Service, step, command string, coords map[string]string) error {
-	command, env, err := d.hookCommand(w, rec, svc, command, coords)
+func (e *Engine) runHook(ctx context.Context, w *world, rec *registry.Worktree, svc *config.Service, step, command string, coords map[string]string) error {
+	command, env, err := e.hookCommand(w, rec, svc, command, coords)
 	if err != nil {
 		return err
 	}
-	logPath := filepath.Join(d.logDir(rec.Project, rec.Name), svc.Name+".log")
+	logPath := filepath.Join(e.logDir(rec.Project, rec.Name), svc.Name+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 		return err
 	}
@@ -300,13 +300,13 @@ func (d *Engine) runHook(ctx context.Context, w *world, rec *registry.Worktree, 
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout(svc))
 	defer cancel()
 	// A run of this step left by a killed daemon would race this one.
-	if left := supervisor.EndMarked(supervisor.HookMarker(d.homeID, rec.Project, rec.Name, svc.Name, step), syscall.SIGTERM, 5*time.Second); len(left) > 0 {
+	if left := supervisor.EndMarked(supervisor.HookMarker(e.homeID, rec.Project, rec.Name, svc.Name, step), syscall.SIGTERM, 5*time.Second); len(left) > 0 {
 		return api.Errorf(api.CodeFailed, "an earlier %s of %s (pid %s) is still running and would not stop", step, svc.Name, joinInts(left))
 	}
 	cmd := shellCommand(ctx, command)
 	cmd.Dir = rec.Path
-	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, svc.Name, step))
-	out := d.redact.Writer(logf)
+	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, svc.Name, step))
+	out := e.redact.Writer(logf)
 	cmd.Stdout = &teeTail{w: out, tail: &tail}
 	cmd.Stderr = cmd.Stdout
 	runErr := runGrouped(cmd)

@@ -24,7 +24,7 @@ import (
 
 // Up brings one world up: config → worktree → admission → ports → slices
 // → supervise → proxy, each step recorded as it happens.
-func (d *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World, retErr error) {
+func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World, retErr error) {
 	if a.Dir == "" {
 		return nil, api.Errorf(api.CodeInvalid, "up needs the directory you stand in")
 	}
@@ -38,14 +38,14 @@ func (d *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	if err != nil {
 		return nil, err
 	}
-	if err := d.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
+	if err := e.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
 		return nil, err
 	}
 	if a.DryRun {
-		return d.dryRun(ctx, a, mainCfg)
+		return e.dryRun(ctx, a, mainCfg)
 	}
 	s.Progress("worktree", "", a.Branch)
-	wt, created, err := d.ensureWorktree(ctx, repo, a, mainCfg)
+	wt, created, err := e.ensureWorktree(ctx, repo, a, mainCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -62,47 +62,47 @@ func (d *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	}
 	project := cfg.Project.Name
 	if project != mainCfg.Project.Name {
-		if err := d.checkOwner(ctx, project, repo.Root); err != nil {
+		if err := e.checkOwner(ctx, project, repo.Root); err != nil {
 			return nil, err
 		}
 	}
-	wtName, err := d.branchWorldName(ctx, repo, project, wt)
+	wtName, err := e.branchWorldName(ctx, repo, project, wt)
 	if err != nil {
 		return nil, err
 	}
 	if wt.Branch == "" {
 		// A detached HEAD keeps the name its world was first given
 		// (adopted.go).
-		wtName = d.detachedWorldName(ctx, project, wt)
+		wtName = e.detachedWorldName(ctx, project, wt)
 	}
 	if created {
 		if err := worktree.MarkMade(wt.Path); err != nil {
-			d.log.Warn("mark the new worktree as binky's", "path", wt.Path, "error", err)
+			e.log.Warn("mark the new worktree as binky's", "path", wt.Path, "error", err)
 		}
-		d.events.Emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
+		e.events.Emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
 	}
 
 	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
 	// RAM and disk), or resume the world if it is suspended. An up that
 	// fails gives its place back.
 	queued := &registry.Worktree{Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
-	if err := d.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
+	if err := e.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
 		return nil, err
 	}
 	key := Key(project, wtName)
 	defer func() {
-		if d.admOff {
+		if e.admOff {
 			return
 		}
-		d.adm.Done(key)
+		e.adm.Done(key)
 		if retErr != nil {
-			d.admission.Released(project, wtName)
+			e.admission.Released(project, wtName)
 		}
 	}()
 
 	// The world's lock: a caller that hangs up while another op holds it
 	// leaves, as it leaves the queue.
-	lock := d.WorldLock(project, wtName)
+	lock := e.WorldLock(project, wtName)
 	lctx, cancel := UntilGone(ctx, s)
 	err = lock.Lock(lctx, s, "up", wtName)
 	cancel()
@@ -116,18 +116,18 @@ func (d *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	// world's recorded ports and slices against what runs; nothing
 	// changed and everything up means nothing to do, as fast as before.
 	var upPlan *lifecycle.Plan
-	if old, err := d.reg.Worktree(ctx, project, wtName); err == nil && cfgErr == nil {
-		if p, err := d.planWorld(ctx, cfg, old, a.Env, a.Prune); err == nil {
+	if old, err := e.reg.Worktree(ctx, project, wtName); err == nil && cfgErr == nil {
+		if p, err := e.planWorld(ctx, cfg, old, a.Env, a.Prune); err == nil {
 			upPlan = &p
-			if old.State == state.WorldUp && p.Empty() && d.allRunning(ctx, cfg, old) {
-				w, err := d.worldStatus(ctx, old)
+			if old.State == state.WorldUp && p.Empty() && e.allRunning(ctx, cfg, old) {
+				w, err := e.worldStatus(ctx, old)
 				if err != nil {
 					return nil, err
 				}
 				w.Noop, w.Plan = true, upPlan
 				return w, nil
 			}
-			if err := d.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
+			if err := e.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
 				return nil, err
 			}
 		}
@@ -135,28 +135,28 @@ func (d *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 
 	// The world is recorded before anything else can fail, so a failed up
 	// leaves a world that status shows and remove reaches.
-	rec, err := d.reg.UpsertWorktree(ctx, &registry.Worktree{
+	rec, err := e.reg.UpsertWorktree(ctx, &registry.Worktree{
 		Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path,
 		Repo: repo.Root, ConfigPath: cfg.File, State: state.WorldStarting,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record worktree: %w", err)
 	}
-	d.events.Emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
+	e.events.Emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
 	fail := func(err error) error {
 		// The reason status shows: what failed, on one line (oneLine), redacted
 		// (the full text, with log lines, went to the caller).
-		reason := OneLine(d.redact.String(err.Error()))
+		reason := OneLine(e.redact.String(err.Error()))
 		// An up cut off by its context (a stopping daemon, a caller gone
 		// while queued) still records why: with the op's context, the
 		// record would fail too and the world would stay "starting".
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if serr := d.reg.SetWorktreeStateReason(rctx, rec.ID, state.WorldFailed, reason); serr != nil {
+		if serr := e.reg.SetWorktreeStateReason(rctx, rec.ID, state.WorldFailed, reason); serr != nil {
 			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
 		}
-		d.events.Emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
-		d.routes.Refresh(rctx)
+		e.events.Emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
+		e.routes.Refresh(rctx)
 		return err
 	}
 	if cfgErr != nil {
@@ -165,32 +165,32 @@ func (d *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 
 	// [worktree] copy first: a copied env file is the one read. Then
 	// ${env.*}, resolved now, the secret ones registered before anything logs.
-	if err := d.copyOnce(ctx, s, cfg, rec); err != nil {
+	if err := e.copyOnce(ctx, s, cfg, rec); err != nil {
 		return nil, fail(err)
 	}
 	envVals, err := resolveEnv(cfg, wt.Path, a.Env)
 	if err != nil {
 		return nil, fail(err)
 	}
-	if err := d.reg.SetWorktreeSecrets(ctx, rec.ID, d.addSecrets(cfg, envVals)); err != nil {
+	if err := e.reg.SetWorktreeSecrets(ctx, rec.ID, e.addSecrets(cfg, envVals)); err != nil {
 		return nil, fail(err)
 	}
 
-	w, err := d.bringUp(ctx, s, cfg, rec, envVals, a.Env)
+	w, err := e.bringUp(ctx, s, cfg, rec, envVals, a.Env)
 	if err != nil {
 		return nil, fail(err)
 	}
 	w.Plan = upPlan
-	if !d.admOff {
-		d.adm.SetIdle(key, cfg.Project.IdleSuspend)
+	if !e.admOff {
+		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
 	}
-	d.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
+	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
 	return w, nil
 }
 
 // bringUp runs steps 4–7 for a recorded worktree; caller is the caller's
 // environment, the base of every process it starts.
-func (d *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
+func (e *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
 	project, wtName := rec.Project, rec.Name
 
 	// 4. ports: one block for every port the world asks for, each proven
@@ -202,32 +202,32 @@ func (d *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, re
 		s.Progress("ports", "", fmt.Sprintf("%d wanted", size))
 		var err error
 		var skipped []int
-		lo, hi, skipped, err = d.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
-		noteIgnoredLeases(s, d.ports)
+		lo, hi, skipped, err = e.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
+		noteIgnoredLeases(s, e.ports)
 		if err != nil {
 			return nil, api.Wrap(api.CodeConflict, err)
 		}
 		if len(skipped) > 0 {
 			// Another program's ports were stepped over: say whose.
 			who := heldBy(skipped)
-			d.events.Emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
+			e.events.Emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
 			s.Progress("ports", "", "skipped ports held by another program: "+who)
 		}
-		if lo, hi, err = d.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
+		if lo, hi, err = e.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
 			return nil, err
 		}
-		d.events.Emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
+		e.events.Emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
 	}
 	plan, _ := portPlan(cfg, lo)
 	w := &world{
 		cfg: cfg, project: project, worktree: wtName, path: rec.Path,
 		plan: plan, slices: map[string]slice{}, env: envVals, caller: caller,
-		proxyURL: d.routes.URLFor(cfg),
+		proxyURL: e.routes.URLFor(cfg),
 		hostOf:   func(svc string) string { return names.Host(cfg.Services[svc].URL, wtName, project) },
 	}
 
 	// 4b. a new worktree starts warm: [worktree] copy, then setup (warm.go).
-	if err := d.warmWorktree(ctx, s, w, rec); err != nil {
+	if err := e.warmWorktree(ctx, s, w, rec); err != nil {
 		return nil, err
 	}
 
@@ -239,13 +239,13 @@ func (d *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, re
 			if !svc.IsAdapter() {
 				continue
 			}
-			sl, made, err := d.ensureSlice(ctx, s, w, rec, svc)
+			sl, made, err := e.ensureSlice(ctx, s, w, rec, svc)
 			if err != nil {
 				// status says why this slice is not there, instead of a
 				// slice "provisioning" for ever; the next up rebuilds it.
-				reason := OneLine(d.redact.String(err.Error()))
-				if serr := d.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
-					d.log.Warn("record a failed slice", "service", name, "error", serr)
+				reason := OneLine(e.redact.String(err.Error()))
+				if serr := e.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
+					e.log.Warn("record a failed slice", "service", name, "error", serr)
 				}
 				return nil, err
 			}
@@ -258,26 +258,26 @@ func (d *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, re
 	// A slice made again under running services (it vanished, or a killed
 	// reset left it half made): what depends on it restarts, so no app
 	// keeps state from the slice that was there before.
-	if err := d.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt"); err != nil {
+	if err := e.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt"); err != nil {
 		return nil, err
 	}
 
 	// 6. supervise: cmd services level by level, independent ones in parallel.
 	coords := w.coords()
 	if err := startLevels(cfg, func(name string) error {
-		return d.startService(ctx, s, w, rec, cfg.Services[name], coords)
+		return e.startService(ctx, s, w, rec, cfg.Services[name], coords)
 	}); err != nil {
 		return nil, err
 	}
 
 	// 7. proxy, 8. registry.
-	if err := d.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
+	if err := e.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
 		return nil, fmt.Errorf("record world state: %w", err)
 	}
-	d.routes.Refresh(ctx)
+	e.routes.Refresh(ctx)
 	s.Progress("ready", "", "")
 	rec.State = state.WorldUp
-	return d.worldStatus(ctx, rec)
+	return e.worldStatus(ctx, rec)
 }
 
 // startLevels starts the cmd services of cfg level by level in its
@@ -311,16 +311,16 @@ func rangeOf(cfg *config.Config) [2]int {
 }
 
 // allRunning reports whether every cmd service of an up world still runs.
-func (d *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *registry.Worktree) bool {
+func (e *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *registry.Worktree) bool {
 	for _, name := range cfg.Order {
 		if cfg.Services[name].IsAdapter() {
 			// A slice a killed reset left half made is not up.
-			if sv, err := d.reg.Service(ctx, rec.ID, name); err != nil || sv.State != state.ServiceProvisioned {
+			if sv, err := e.reg.Service(ctx, rec.ID, name); err != nil || sv.State != state.ServiceProvisioned {
 				return false
 			}
 			continue
 		}
-		st, ok := d.sup.State(d.SupKey(rec.Project, rec.Name, name))
+		st, ok := e.sup.State(e.SupKey(rec.Project, rec.Name, name))
 		if !ok || !st.State.Running() {
 			return false
 		}
@@ -357,19 +357,19 @@ func anyOwned(held []int) bool {
 // lo..hi. Ports the world's own processes hold are fine. When another
 // program holds one and nothing of the world runs, the block moves to free
 // ports; when the world runs, the error names the port and its holder.
-func (d *Engine) proveBlock(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, lo, hi, size int) (int, int, error) {
-	held := d.ports.Check(ctx, lo, hi)
+func (e *Engine) proveBlock(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, lo, hi, size int) (int, int, error) {
+	held := e.ports.Check(ctx, lo, hi)
 	// A port found held with no visible listener is looked at again for a
 	// moment: under a stampede a probe can fail for a passing reason (a
 	// probe of a neighbour's search, descriptors running short).
 	for try := 0; try < 5 && len(held) > 0 && !anyOwned(held); try++ {
 		time.Sleep(40 * time.Millisecond)
-		held = d.ports.Check(ctx, lo, hi)
+		held = e.ports.Check(ctx, lo, hi)
 	}
 	if len(held) == 0 {
 		return lo, hi, nil
 	}
-	own := supervisor.MarkedProcesses(supervisor.WorldMarker(d.homeID, rec.Project, rec.Name))
+	own := supervisor.MarkedProcesses(supervisor.WorldMarker(e.homeID, rec.Project, rec.Name))
 	var foreign []int
 	for _, p := range held {
 		if pid := ports.OwnerPid(p); pid != 0 && slices.Contains(own, pid) {
@@ -381,14 +381,14 @@ func (d *Engine) proveBlock(ctx context.Context, s Progress, cfg *config.Config,
 		return lo, hi, nil
 	}
 	who := heldBy(foreign)
-	d.events.Emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: foreign, Detail: who})
+	e.events.Emit(events.Event{Event: events.PortsHeld, Project: rec.Project, Worktree: rec.Name, Ports: foreign, Detail: who})
 	if len(own) > 0 {
 		return 0, 0, api.Errorf(api.CodeConflict, "ports of %s are held by another program: %s; stop that program, or run binky down %s and up again to move the world to free ports", rec.Name, who, rec.Name)
 	}
-	if _, _, err := d.ports.Release(ctx, rec.Project, rec.Name); err != nil {
+	if _, _, err := e.ports.Release(ctx, rec.Project, rec.Name); err != nil {
 		return 0, 0, err
 	}
-	nlo, nhi, err := d.ports.Reserve(ctx, rec.Project, rec.Name, size, rangeOf(cfg))
+	nlo, nhi, err := e.ports.Reserve(ctx, rec.Project, rec.Name, size, rangeOf(cfg))
 	if err != nil {
 		return 0, 0, api.Errorf(api.CodeConflict, "ports %d-%d are held by another program (%s) and no other block is free: %w", lo, hi, who, err)
 	}

@@ -18,37 +18,37 @@ import (
 // Verify runs every [agents] verify command of a world in its worktree,
 // in order, each with the exposed coordinates in its environment, streaming
 // its output. Every check runs; the run is recorded against HEAD.
-func (d *Engine) Verify(ctx context.Context, a api.VerifyArgs, s Progress) (*api.Verify, error) {
-	rec, err := d.findWorld(ctx, a.WorldRef)
+func (e *Engine) Verify(ctx context.Context, a api.VerifyArgs, s Progress) (*api.Verify, error) {
+	rec, err := e.findWorld(ctx, a.WorldRef)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := d.worldConfig(rec)
+	cfg, err := e.worldConfig(rec)
 	if err != nil {
 		return nil, err
 	}
 	if len(cfg.Agents.Verify) == 0 {
 		return nil, api.Errorf(api.CodeInvalid, "%s has no [agents] verify commands in binky.toml", rec.Project)
 	}
-	exposed, err := d.Exposed(ctx, rec)
+	exposed, err := e.Exposed(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
-	env := verifyEnv(rec, exposed, a.Env, d.home)
-	coords, err := d.verifyCoords(ctx, rec, cfg, a.Env)
+	env := verifyEnv(rec, exposed, a.Env, e.home)
+	coords, err := e.verifyCoords(ctx, rec, cfg, a.Env)
 	if err != nil {
 		return nil, err
 	}
 
 	// One verify of a world at a time (two test suites in one worktree
 	// clash), and none beside a run an earlier daemon left.
-	vl := d.verifies.Get(Key(rec.Project, rec.Name))
+	vl := e.verifies.Get(Key(rec.Project, rec.Name))
 	if !vl.TryLock() {
 		s.Progress("verify", "", "waiting: another verify of this world is running")
 		vl.Lock()
 	}
 	defer vl.Unlock()
-	if err := d.endPriorRun(s, rec, verifyService, verifyService); err != nil {
+	if err := e.endPriorRun(s, rec, verifyService, verifyService); err != nil {
 		return nil, api.Wrap(api.CodeFailed, err)
 	}
 
@@ -62,22 +62,22 @@ func (d *Engine) Verify(ctx context.Context, a api.VerifyArgs, s Progress) (*api
 		start := time.Now()
 		sh := renderShellCmd(command, "", coords)
 		// Each check waits for a place in the jobs queue (docs/admission.md).
-		release, _, err := d.jobPlace(ctx, s, rec, cfg)
+		release, _, err := e.jobPlace(ctx, s, rec, cfg)
 		if err != nil {
 			return nil, err
 		}
-		code := d.runCheck(ctx, rec, i, sh.Command, withVars(env, sh.Env), s)
+		code := e.runCheck(ctx, rec, i, sh.Command, withVars(env, sh.Env), s)
 		release()
 		c := registry.Check{Cmd: command, ExitCode: code, Duration: time.Since(start), Passed: code == 0}
 		run.Checks = append(run.Checks, c)
 		run.Passed = run.Passed && c.Passed
 	}
 	run.Duration = time.Since(run.StartedAt)
-	if err := d.reg.AddVerifyRun(ctx, run); err != nil {
+	if err := e.reg.AddVerifyRun(ctx, run); err != nil {
 		return nil, err
 	}
 	passed := run.Passed
-	d.events.Emit(events.Event{Event: events.VerifyDone, Project: rec.Project, Worktree: rec.Name, Passed: &passed, DurationMS: run.Duration.Milliseconds()})
+	e.events.Emit(events.Event{Event: events.VerifyDone, Project: rec.Project, Worktree: rec.Name, Passed: &passed, DurationMS: run.Duration.Milliseconds()})
 	out := VerifyOf(run)
 	if !run.Passed {
 		var failed []string
@@ -116,17 +116,17 @@ func verifyEnv(rec *registry.Worktree, r api.EnvResult, caller map[string]string
 // verifyCoords is what tokens in verify commands render from: the world's
 // ports, URLs and slices, and the ${env.NAME} values the verify commands
 // themselves reference (from the caller, then the project's env_file).
-func (d *Engine) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *config.Config, caller map[string]string) (map[string]string, error) {
+func (e *Engine) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *config.Config, caller map[string]string) (map[string]string, error) {
 	envVals, err := resolveEnv(&config.Config{Project: cfg.Project, Agents: cfg.Agents}, rec.Path, caller)
 	if err != nil {
 		return nil, err
 	}
-	d.addSecrets(cfg, envVals)
-	lo, _, _ := d.ports.Block(ctx, rec.Project, rec.Name)
+	e.addSecrets(cfg, envVals)
+	lo, _, _ := e.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
-		env: envVals, caller: caller, proxyURL: d.routes.URLFor(cfg), hostOf: d.routes.HostOf(cfg, rec)}
-	svcs, err := d.reg.Services(ctx, rec.ID)
+		env: envVals, caller: caller, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
+	svcs, err := e.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +145,12 @@ const verifyService = "verify"
 
 // runCheck runs one verify command, streaming its output, and returns its
 // exit code (-1 when it could not run or was killed).
-func (d *Engine) runCheck(ctx context.Context, rec *registry.Worktree, i int, command string, env []string, s Progress) int {
+func (e *Engine) runCheck(ctx context.Context, rec *registry.Worktree, i int, command string, env []string, s Progress) int {
 	// Marked as the world's, in a group of its own: down and remove end a
 	// check still running, and a daemon that starts ends one a killed
 	// daemon left (nothing else would). runMarked gives each pipe one
 	// redacting stream, so a secret that two reads split is masked whole.
-	return d.runMarked(shellCommand(ctx, command), rec, env, verifyService, i, s)
+	return e.runMarked(shellCommand(ctx, command), rec, env, verifyService, i, s)
 }
 
 // chunkWriter streams a command's output to the caller as output frames.

@@ -28,18 +28,18 @@ const setupService = "setup"
 // since its last success. Both are remembered in $BINKY_HOME/warm, so a
 // second up does neither, and a worktree removed and made again under the
 // same name starts over.
-func (d *Engine) warmWorktree(ctx context.Context, s Progress, w *world, rec *registry.Worktree) error {
+func (e *Engine) warmWorktree(ctx context.Context, s Progress, w *world, rec *registry.Worktree) error {
 	wc := &w.cfg.Worktree
 	if len(wc.Copy) == 0 && len(wc.Setup) == 0 {
 		return nil
 	}
-	if err := d.copyOnce(ctx, s, w.cfg, rec); err != nil {
+	if err := e.copyOnce(ctx, s, w.cfg, rec); err != nil {
 		return err
 	}
 	if len(wc.Setup) == 0 {
 		return nil
 	}
-	store := warm.NewStore(d.home)
+	store := warm.NewStore(e.home)
 	r, err := store.Get(rec.Project, rec.Name, rec.Path)
 	if err != nil {
 		return err
@@ -58,10 +58,10 @@ func (d *Engine) warmWorktree(ctx context.Context, s Progress, w *world, rec *re
 	s.Progress("setup", setupService, why)
 	// A setup an earlier daemon started and was killed during would run
 	// beside this one (two `pnpm install` in one tree): end it first.
-	if err := d.endPriorRun(s, rec, setupService, setupService); err != nil {
+	if err := e.endPriorRun(s, rec, setupService, setupService); err != nil {
 		return api.Wrap(api.CodeFailed, err)
 	}
-	if err := d.runSetup(ctx, w, rec); err != nil {
+	if err := e.runSetup(ctx, w, rec); err != nil {
 		return err
 	}
 	r.SetupSum, r.SetupAt = sum, time.Now().UTC()
@@ -70,16 +70,16 @@ func (d *Engine) warmWorktree(ctx context.Context, s Progress, w *world, rec *re
 
 // copyOnce runs [worktree] copy once per worktree. up calls it before it
 // reads env files, so a copied .env is the one read.
-func (d *Engine) copyOnce(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) error {
+func (e *Engine) copyOnce(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) error {
 	if len(cfg.Worktree.Copy) == 0 {
 		return nil
 	}
-	store := warm.NewStore(d.home)
+	store := warm.NewStore(e.home)
 	r, err := store.Get(rec.Project, rec.Name, rec.Path)
 	if err != nil || !r.Copied.IsZero() {
 		return err
 	}
-	if err := d.warmCopy(ctx, s, cfg, rec); err != nil {
+	if err := e.warmCopy(ctx, s, cfg, rec); err != nil {
 		return err
 	}
 	r.Copied = time.Now().UTC()
@@ -88,7 +88,7 @@ func (d *Engine) copyOnce(ctx context.Context, s Progress, cfg *config.Config, r
 
 // warmCopy copies [worktree] copy from the main worktree, or copy_from's,
 // into the world's worktree.
-func (d *Engine) warmCopy(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) error {
+func (e *Engine) warmCopy(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) error {
 	wc := &cfg.Worktree
 	src := rec.Repo
 	if wc.CopyFrom != "" {
@@ -140,9 +140,9 @@ func (d *Engine) warmCopy(ctx context.Context, s Progress, cfg *config.Config, r
 // world's coordinates (tokens through variables, never pasted into the
 // command) and a time limit; output goes redacted to setup.log, and a
 // failure carries its last lines.
-func (d *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree) error {
+func (e *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree) error {
 	wc := &w.cfg.Worktree
-	logPath := filepath.Join(d.logDir(rec.Project, rec.Name), setupService+".log")
+	logPath := filepath.Join(e.logDir(rec.Project, rec.Name), setupService+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 		return err
 	}
@@ -155,12 +155,12 @@ func (d *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree)
 	base["BINKY_PROJECT"] = rec.Project
 	base["BINKY_WORKTREE"] = rec.Name
 	base["BINKY_WORKTREE_PATH"] = rec.Path
-	env := append(environ(base), supervisor.MarkerEnv+"="+supervisor.HookMarker(d.homeID, rec.Project, rec.Name, setupService, setupService))
+	env := append(environ(base), supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, setupService, setupService))
 	coords := w.coords()
 	limit := wc.SetupTimeout()
 	for i, command := range wc.Setup {
 		run := w.renderCmd(command, "", coords)
-		fmt.Fprintf(logf, "--- binky: setup[%d] at %s: %s\n", i, time.Now().Format(time.RFC3339), d.redact.String(command))
+		fmt.Fprintf(logf, "--- binky: setup[%d] at %s: %s\n", i, time.Now().Format(time.RFC3339), e.redact.String(command))
 		var tail bytes.Buffer
 		err := func() error {
 			ctx, cancel := context.WithTimeout(ctx, limit)
@@ -168,7 +168,7 @@ func (d *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree)
 			cmd := shellCommand(ctx, run.Command)
 			cmd.Dir = rec.Path
 			cmd.Env = withVars(env, run.Env)
-			out := d.redact.Writer(logf)
+			out := e.redact.Writer(logf)
 			cmd.Stdout = &teeTail{w: out, tail: &tail}
 			cmd.Stderr = cmd.Stdout
 			runErr := runGrouped(cmd)
@@ -182,7 +182,7 @@ func (d *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree)
 			fmt.Fprintf(logf, "--- binky: setup[%d] failed: %v\n", i, err)
 			msg := fmt.Sprintf("setup of worktree %s failed: %q (%v); fix it and run binky up again (it runs again until it succeeds); last lines of %s:\n%s",
 				rec.Name, command, err, logPath, lastLines(strings.Split(strings.TrimRight(tail.String(), "\n"), "\n"), 20))
-			return api.Errorf(api.CodeFailed, "%s", d.redact.String(msg))
+			return api.Errorf(api.CodeFailed, "%s", e.redact.String(msg))
 		}
 	}
 	return nil

@@ -30,20 +30,107 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	}
 
 	// 1. the repository and its project config, then the worktree.
-	repo, err := worktree.Open(ctx, a.Dir)
+	repo, mainCfg, err := e.openProject(ctx, a.Dir)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "%s is not inside a git repository: binky gives each worktree of a repository its world, so run it in one (git init, or cd into a clone): %w", a.Dir, err)
-	}
-	mainCfg, err := LoadConfigContext(ctx, filepath.Join(repo.Root, "binky.toml"))
-	if err != nil {
-		return nil, err
-	}
-	if err := e.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
 		return nil, err
 	}
 	if a.DryRun {
 		return e.dryRun(ctx, a, mainCfg)
 	}
+	t, err := e.resolveUpTarget(ctx, s, repo, mainCfg, a)
+	if err != nil {
+		return nil, err
+	}
+	cfg, project, wtName := t.cfg, t.cfg.Project.Name, t.name
+
+	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
+	// RAM and disk), or resume the world if it is suspended. An up that
+	// fails gives its place back.
+	queued := &registry.Worktree{Project: project, Name: wtName, Branch: t.wt.Branch, Path: t.wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
+	if err := e.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
+		return nil, err
+	}
+	key := Key(project, wtName)
+	defer func() {
+		if e.admOff {
+			return
+		}
+		e.adm.Done(key)
+		if retErr != nil {
+			e.admission.Released(project, wtName)
+		}
+	}()
+
+	// The world's lock: a caller that hangs up while another op holds it
+	// leaves, as it leaves the queue.
+	lock := e.WorldLock(project, wtName)
+	lctx, cancel := UntilGone(ctx, s)
+	err = lock.Lock(lctx, s, "up", wtName)
+	cancel()
+	if err != nil {
+		return nil, api.Errorf(api.CodeConflict, "%v", err)
+	}
+	defer lock.Unlock()
+
+	upPlan, noop, err := e.planUp(ctx, s, t, a)
+	if err != nil || noop != nil {
+		return noop, err
+	}
+
+	rec, err := e.recordUp(ctx, t, repo.Root)
+	if err != nil {
+		return nil, err
+	}
+	if t.cfgErr != nil {
+		return nil, e.failUp(ctx, rec, t.cfgErr)
+	}
+	envVals, err := e.prepareEnv(ctx, s, cfg, rec, a.Env)
+	if err != nil {
+		return nil, e.failUp(ctx, rec, err)
+	}
+	w, err := e.bringUp(ctx, s, cfg, rec, envVals, a.Env)
+	if err != nil {
+		return nil, e.failUp(ctx, rec, err)
+	}
+	w.Plan = upPlan
+	if !e.admOff {
+		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
+	}
+	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
+	return w, nil
+}
+
+// openProject opens the repository dir is inside and its project config,
+// and checks this home may serve that project.
+func (e *Engine) openProject(ctx context.Context, dir string) (*worktree.Repo, *config.Config, error) {
+	repo, err := worktree.Open(ctx, dir)
+	if err != nil {
+		return nil, nil, api.Errorf(api.CodeInvalid, "%s is not inside a git repository: binky gives each worktree of a repository its world, so run it in one (git init, or cd into a clone): %w", dir, err)
+	}
+	mainCfg, err := LoadConfigContext(ctx, filepath.Join(repo.Root, "binky.toml"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
+		return nil, nil, err
+	}
+	return repo, mainCfg, nil
+}
+
+// upTarget is the world an up is about: its worktree, the config it runs
+// (the worktree's own binky.toml when it has one) and the world's name.
+// cfgErr is why the worktree's config did not load; the up records it as
+// the world's failure once the world is recorded.
+type upTarget struct {
+	wt     worktree.Worktree
+	cfg    *config.Config
+	cfgErr error
+	name   string
+}
+
+// resolveUpTarget finds or makes the worktree an up asks for, loads its
+// config and names its world.
+func (e *Engine) resolveUpTarget(ctx context.Context, s Progress, repo *worktree.Repo, mainCfg *config.Config, a api.UpArgs) (*upTarget, error) {
 	s.Progress("worktree", "", a.Branch)
 	wt, created, err := e.ensureWorktree(ctx, repo, a, mainCfg)
 	if err != nil {
@@ -81,111 +168,89 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 		}
 		e.events.Emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
 	}
+	return &upTarget{wt: wt, cfg: cfg, cfgErr: cfgErr, name: wtName}, nil
+}
 
-	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
-	// RAM and disk), or resume the world if it is suspended. An up that
-	// fails gives its place back.
-	queued := &registry.Worktree{Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
-	if err := e.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
-		return nil, err
+// planUp plans the up of a world that exists: up is plan and apply. The
+// plan (what to start, restart, stop, provision, keep) compares cfg
+// rendered with the world's recorded ports and slices against what runs;
+// nothing changed and everything up means nothing to do, as fast as
+// before: then noop is the world's status. Otherwise the plan's stops are
+// applied. A world not recorded yet, or one that cannot be planned, has
+// no plan.
+func (e *Engine) planUp(ctx context.Context, s Progress, t *upTarget, a api.UpArgs) (upPlan *lifecycle.Plan, noop *api.World, _ error) {
+	cfg := t.cfg
+	old, err := e.reg.Worktree(ctx, cfg.Project.Name, t.name)
+	if err != nil || t.cfgErr != nil {
+		return nil, nil, nil
 	}
-	key := Key(project, wtName)
-	defer func() {
-		if e.admOff {
-			return
-		}
-		e.adm.Done(key)
-		if retErr != nil {
-			e.admission.Released(project, wtName)
-		}
-	}()
-
-	// The world's lock: a caller that hangs up while another op holds it
-	// leaves, as it leaves the queue.
-	lock := e.WorldLock(project, wtName)
-	lctx, cancel := UntilGone(ctx, s)
-	err = lock.Lock(lctx, s, "up", wtName)
-	cancel()
+	p, err := e.planWorld(ctx, cfg, old, a.Env, a.Prune)
 	if err != nil {
-		return nil, api.Errorf(api.CodeConflict, "%v", err)
+		return nil, nil, nil
 	}
-	defer lock.Unlock()
-
-	// A world that exists: up is plan and apply. The plan (what to start,
-	// restart, stop, provision, keep) compares cfg rendered with the
-	// world's recorded ports and slices against what runs; nothing
-	// changed and everything up means nothing to do, as fast as before.
-	var upPlan *lifecycle.Plan
-	if old, err := e.reg.Worktree(ctx, project, wtName); err == nil && cfgErr == nil {
-		if p, err := e.planWorld(ctx, cfg, old, a.Env, a.Prune); err == nil {
-			upPlan = &p
-			if old.State == state.WorldUp && p.Empty() && e.allRunning(ctx, cfg, old) {
-				w, err := e.worldStatus(ctx, old)
-				if err != nil {
-					return nil, err
-				}
-				w.Noop, w.Plan = true, upPlan
-				return w, nil
-			}
-			if err := e.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
-				return nil, err
-			}
+	upPlan = &p
+	if old.State == state.WorldUp && p.Empty() && e.allRunning(ctx, cfg, old) {
+		w, err := e.worldStatus(ctx, old)
+		if err != nil {
+			return nil, nil, err
 		}
+		w.Noop, w.Plan = true, upPlan
+		return upPlan, w, nil
 	}
+	if err := e.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
+		return nil, nil, err
+	}
+	return upPlan, nil, nil
+}
 
-	// The world is recorded before anything else can fail, so a failed up
-	// leaves a world that status shows and remove reaches.
+// recordUp records the world as starting before anything else can fail,
+// so a failed up leaves a world that status shows and remove reaches.
+func (e *Engine) recordUp(ctx context.Context, t *upTarget, repoRoot string) (*registry.Worktree, error) {
+	project := t.cfg.Project.Name
 	rec, err := e.reg.UpsertWorktree(ctx, &registry.Worktree{
-		Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path,
-		Repo: repo.Root, ConfigPath: cfg.File, State: state.WorldStarting,
+		Project: project, Name: t.name, Branch: t.wt.Branch, Path: t.wt.Path,
+		Repo: repoRoot, ConfigPath: t.cfg.File, State: state.WorldStarting,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record worktree: %w", err)
 	}
-	e.events.Emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
-	fail := func(err error) error {
-		// The reason status shows: what failed, on one line (oneLine), redacted
-		// (the full text, with log lines, went to the caller).
-		reason := OneLine(e.redact.String(err.Error()))
-		// An up cut off by its context (a stopping daemon, a caller gone
-		// while queued) still records why: with the op's context, the
-		// record would fail too and the world would stay "starting".
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if serr := e.reg.SetWorktreeStateReason(rctx, rec.ID, state.WorldFailed, reason); serr != nil {
-			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
-		}
-		e.events.Emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
-		e.routes.Refresh(rctx)
-		return err
-	}
-	if cfgErr != nil {
-		return nil, fail(cfgErr)
-	}
+	e.events.Emit(events.Event{Event: events.UpStarted, Project: project, Worktree: t.name})
+	return rec, nil
+}
 
-	// [worktree] copy first: a copied env file is the one read. Then
-	// ${env.*}, resolved now, the secret ones registered before anything logs.
-	if err := e.copyOnce(ctx, s, cfg, rec); err != nil {
-		return nil, fail(err)
+// failUp records why the up of rec failed and returns err.
+func (e *Engine) failUp(ctx context.Context, rec *registry.Worktree, err error) error {
+	// The reason status shows: what failed, on one line (oneLine), redacted
+	// (the full text, with log lines, went to the caller).
+	reason := OneLine(e.redact.String(err.Error()))
+	// An up cut off by its context (a stopping daemon, a caller gone
+	// while queued) still records why: with the op's context, the
+	// record would fail too and the world would stay "starting".
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if serr := e.reg.SetWorktreeStateReason(rctx, rec.ID, state.WorldFailed, reason); serr != nil {
+		err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
 	}
-	envVals, err := resolveEnv(cfg, wt.Path, a.Env)
+	e.events.Emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+	e.routes.Refresh(rctx)
+	return err
+}
+
+// prepareEnv runs [worktree] copy first: a copied env file is the one
+// read. Then ${env.*}, resolved now, the secret ones registered before
+// anything logs.
+func (e *Engine) prepareEnv(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, caller map[string]string) (map[string]string, error) {
+	if err := e.copyOnce(ctx, s, cfg, rec); err != nil {
+		return nil, err
+	}
+	envVals, err := resolveEnv(cfg, rec.Path, caller)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if err := e.reg.SetWorktreeSecrets(ctx, rec.ID, e.addSecrets(cfg, envVals)); err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
-
-	w, err := e.bringUp(ctx, s, cfg, rec, envVals, a.Env)
-	if err != nil {
-		return nil, fail(err)
-	}
-	w.Plan = upPlan
-	if !e.admOff {
-		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
-	}
-	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
-	return w, nil
+	return envVals, nil
 }
 
 // bringUp runs steps 4–7 for a recorded worktree; caller is the caller's

@@ -258,30 +258,10 @@ func (e *Engine) prepareEnv(ctx context.Context, s Progress, cfg *config.Config,
 func (e *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
 	project, wtName := rec.Project, rec.Name
 
-	// 4. ports: one block for every port the world asks for, each proven
-	// free of other programs (a block kept across down may have been taken
-	// meanwhile).
-	_, size := portPlan(cfg, 0)
-	lo, hi := 0, 0
-	if size > 0 {
-		s.Progress("ports", "", fmt.Sprintf("%d wanted", size))
-		var err error
-		var skipped []int
-		lo, hi, skipped, err = e.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
-		noteIgnoredLeases(s, e.ports)
-		if err != nil {
-			return nil, api.Wrap(api.CodeConflict, err)
-		}
-		if len(skipped) > 0 {
-			// Another program's ports were stepped over: say whose.
-			who := heldBy(skipped)
-			e.events.Emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
-			s.Progress("ports", "", "skipped ports held by another program: "+who)
-		}
-		if lo, hi, err = e.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
-			return nil, err
-		}
-		e.events.Emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
+	// 4. ports.
+	lo, err := e.reservePorts(ctx, s, cfg, rec)
+	if err != nil {
+		return nil, err
 	}
 	plan, _ := portPlan(cfg, lo)
 	w := &world{
@@ -296,34 +276,8 @@ func (e *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, re
 		return nil, err
 	}
 
-	// 5. slices, in depends_on order so an adapter's tokens can name another.
-	var rebuilt []string
-	for _, level := range cfg.StartOrder() {
-		for _, name := range level {
-			svc := cfg.Services[name]
-			if !svc.IsAdapter() {
-				continue
-			}
-			sl, made, err := e.ensureSlice(ctx, s, w, rec, svc)
-			if err != nil {
-				// status says why this slice is not there, instead of a
-				// slice "provisioning" for ever; the next up rebuilds it.
-				reason := OneLine(e.redact.String(err.Error()))
-				if serr := e.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
-					e.log.Warn("record a failed slice", "service", name, "error", serr)
-				}
-				return nil, err
-			}
-			w.slices[name] = sl
-			if made {
-				rebuilt = append(rebuilt, name)
-			}
-		}
-	}
-	// A slice made again under running services (it vanished, or a killed
-	// reset left it half made): what depends on it restarts, so no app
-	// keeps state from the slice that was there before.
-	if err := e.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt"); err != nil {
+	// 5. slices.
+	if err := e.ensureSlices(ctx, s, w, rec); err != nil {
 		return nil, err
 	}
 
@@ -343,6 +297,70 @@ func (e *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, re
 	s.Progress("ready", "", "")
 	rec.State = state.WorldUp
 	return e.worldStatus(ctx, rec)
+}
+
+// reservePorts is up's step 4: one block for every port the world asks
+// for, each proven free of other programs (a block kept across down may
+// have been taken meanwhile). It returns the block's first port, 0 when
+// the world asks for none.
+func (e *Engine) reservePorts(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) (int, error) {
+	project, wtName := rec.Project, rec.Name
+	_, size := portPlan(cfg, 0)
+	lo, hi := 0, 0
+	if size > 0 {
+		s.Progress("ports", "", fmt.Sprintf("%d wanted", size))
+		var err error
+		var skipped []int
+		lo, hi, skipped, err = e.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
+		noteIgnoredLeases(s, e.ports)
+		if err != nil {
+			return 0, api.Wrap(api.CodeConflict, err)
+		}
+		if len(skipped) > 0 {
+			// Another program's ports were stepped over: say whose.
+			who := heldBy(skipped)
+			e.events.Emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
+			s.Progress("ports", "", "skipped ports held by another program: "+who)
+		}
+		if lo, hi, err = e.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
+			return 0, err
+		}
+		e.events.Emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
+	}
+	return lo, nil
+}
+
+// ensureSlices is up's step 5: the world's slices, in depends_on order so
+// an adapter's tokens can name another, each put in w.slices.
+func (e *Engine) ensureSlices(ctx context.Context, s Progress, w *world, rec *registry.Worktree) error {
+	cfg := w.cfg
+	var rebuilt []string
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			svc := cfg.Services[name]
+			if !svc.IsAdapter() {
+				continue
+			}
+			sl, made, err := e.ensureSlice(ctx, s, w, rec, svc)
+			if err != nil {
+				// status says why this slice is not there, instead of a
+				// slice "provisioning" for ever; the next up rebuilds it.
+				reason := OneLine(e.redact.String(err.Error()))
+				if serr := e.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
+					e.log.Warn("record a failed slice", "service", name, "error", serr)
+				}
+				return err
+			}
+			w.slices[name] = sl
+			if made {
+				rebuilt = append(rebuilt, name)
+			}
+		}
+	}
+	// A slice made again under running services (it vanished, or a killed
+	// reset left it half made): what depends on it restarts, so no app
+	// keeps state from the slice that was there before.
+	return e.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt")
 }
 
 // startLevels starts the cmd services of cfg level by level in its

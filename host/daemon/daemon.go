@@ -181,6 +181,39 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	defer d.reg.Close()
 	d.startDegraded()
+	if err := d.recordHomeID(ctx); err != nil {
+		return err
+	}
+	if err := d.openEvents(); err != nil {
+		return err
+	}
+	defer func() {
+		if l := d.events.Load(); l != nil {
+			l.Close()
+		}
+	}()
+	if err := d.openPorts(ctx); err != nil {
+		return err
+	}
+	d.newEngine()
+	defer d.w.Shutdown()
+
+	d.startPprof(ctx)
+	d.startProxy(ctx)
+	go d.routeLoop(ctx)
+	d.w.Reconcile(ctx)
+	d.startAdmission(ctx)
+	d.w.SetAdmission(d.adm)
+	d.startTrim(ctx)
+	go d.degradedLoop(ctx)
+
+	return d.serveAPI(ctx)
+}
+
+// recordHomeID reads the home's id from the registry and writes it to
+// home.id; a degraded home runs without the file.
+func (d *Daemon) recordHomeID(ctx context.Context) error {
+	var err error
 	if d.homeID, err = d.reg.HomeID(ctx); err != nil {
 		return err
 	}
@@ -190,21 +223,26 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 		d.deg.homeID = true
 	}
+	return nil
+}
+
+// openEvents opens events.log; a degraded home runs without it.
+func (d *Daemon) openEvents() error {
 	if l, err := events.Open(filepath.Join(d.home, "events.log"), d.redact); err == nil {
 		d.events.Store(l)
 	} else if !d.tolerate("open the event log", err) {
 		return err
 	}
-	defer func() {
-		if l := d.events.Load(); l != nil {
-			l.Close()
-		}
-	}()
-	// Port blocks are leased machine-wide, so no other home on this
-	// machine (another of this user's, or another user's) is handed a
-	// block this home keeps. Nothing here waits for the store: it is
-	// synced in the background (leases.go), and the daemon serves and
-	// re-adopts its worlds while the store is refused or busy.
+	return nil
+}
+
+// openPorts opens the port allocator on the machine-wide leases. Port
+// blocks are leased machine-wide, so no other home on this machine
+// (another of this user's, or another user's) is handed a block this home
+// keeps. Nothing here waits for the store: it is synced in the background
+// (leases.go), and the daemon serves and re-adopts its worlds while the
+// store is refused or busy.
+func (d *Daemon) openPorts(ctx context.Context) error {
 	leases, err := ports.OpenLeases(ports.DefaultLeaseDir(), ports.LeaseOptions{})
 	if err != nil {
 		return fmt.Errorf("open the machine-wide port leases: %w (BINKY_PORT_LEASES names another directory)", err)
@@ -213,6 +251,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	go d.syncLeases(ctx)
+	return nil
+}
+
+// newEngine builds the adapter host, the cgroups and the world engine
+// wired to them and to the daemon's implementations of its interfaces.
+func (d *Daemon) newEngine() {
 	d.adapter = adapter.New(adapter.Options{
 		Home:   d.home,
 		Logger: d.log.Named("adapter"),
@@ -228,17 +272,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 		HealthEvery: d.opts.HealthEvery, AdmissionOff: d.opts.AdmissionOff,
 		Events: (*engineEvents)(d), Routes: (*engineRoutes)(d), Admission: (*engineAdmission)(d),
 	})
-	defer d.w.Shutdown()
+}
 
-	d.startPprof(ctx)
-	d.startProxy(ctx)
-	go d.routeLoop(ctx)
-	d.w.Reconcile(ctx)
-	d.startAdmission(ctx)
-	d.w.SetAdmission(d.adm)
-	d.startTrim(ctx)
-	go d.degradedLoop(ctx)
-
+// serveAPI listens on the API socket and serves it until ctx ends, then
+// stops the proxy.
+func (d *Daemon) serveAPI(ctx context.Context) error {
 	sock := api.Socket(d.home)
 	ln, err := d.listenAPI(sock)
 	if err != nil {

@@ -68,19 +68,8 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 		c.SetReadDeadline(time.Now())
 		s.SetWait(stopFrameWait)
 	})()
-	if err := checkPeer(c); err != nil {
-		d.log.Warn("refused a caller", "error", err)
-		s.Send(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "refused: " + err.Error()}})
-		return
-	}
-	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 64<<10), api.MaxLine)
-	if !sc.Scan() {
-		return
-	}
-	var req api.Request
-	if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
-		s.Send(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "request is not JSON: " + err.Error()}})
+	req, ok := d.readRequest(c, s)
+	if !ok {
 		return
 	}
 	// Adapters are discovered on the caller's PATH (forwarded in "env"),
@@ -101,17 +90,48 @@ func (d *Daemon) handleConn(ctx context.Context, c net.Conn) {
 	}
 	// The call's context ends when the daemon stops; a caller that hangs
 	// up does not abort work that would leave a world half-made.
-	go func() {
-		// The caller sends nothing after its request: a read that returns
-		// means it hung up (or the call ended and c was closed).
-		var b [1]byte
-		for {
-			if _, err := c.Read(b[:]); err != nil {
-				s.HangUp()
-				return
-			}
+	go watchHangUp(c, s)
+	d.callOp(ctx, h, req, s)
+}
+
+// readRequest checks the caller is this user and reads its one request
+// line. It reports false when there is nothing to serve: the caller was
+// refused or sent no JSON (it has been told why), or it sent nothing.
+func (d *Daemon) readRequest(c net.Conn, s *stream) (*api.Request, bool) {
+	if err := checkPeer(c); err != nil {
+		d.log.Warn("refused a caller", "error", err)
+		s.Send(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "refused: " + err.Error()}})
+		return nil, false
+	}
+	sc := bufio.NewScanner(c)
+	sc.Buffer(make([]byte, 64<<10), api.MaxLine)
+	if !sc.Scan() {
+		return nil, false
+	}
+	var req api.Request
+	if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+		s.Send(api.Frame{Error: &api.Error{Code: api.CodeInvalid, Message: "request is not JSON: " + err.Error()}})
+		return nil, false
+	}
+	return &req, true
+}
+
+// watchHangUp tells s when the caller on c hangs up. The caller sends
+// nothing after its request: a read that returns means it hung up (or the
+// call ended and c was closed).
+func watchHangUp(c net.Conn, s *stream) {
+	var b [1]byte
+	for {
+		if _, err := c.Read(b[:]); err != nil {
+			s.HangUp()
+			return
 		}
-	}()
+	}
+}
+
+// callOp runs the op's handler h and sends its result, or its error,
+// redacted, as the call's last frame.
+func (d *Daemon) callOp(ctx context.Context, h handler, req *api.Request, s *stream) {
 	defer func() {
 		if s.Stalled() {
 			d.log.Warn("a caller stopped reading: its progress and output were dropped, the op went on", "op", req.Op)

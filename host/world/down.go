@@ -165,20 +165,9 @@ func (e *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 	// the caller asks (--worktree): one Claude Code, worktrunk or a plain
 	// git worktree add made belongs to that tool.
 	dropTree := !isMain && !a.KeepWorktree && (a.RemoveWorktree || e.madeWorktree(rec))
-	var repo *worktree.Repo
-	if _, statErr := os.Stat(rec.Path); statErr == nil {
-		if repo, err = worktree.Open(ctx, rec.Path); err != nil {
-			return nil, api.Wrap(api.CodeInvalid, err)
-		}
-		if dropTree {
-			if err := repo.CheckRemove(ctx, rec.Path, a.Force); err != nil {
-				var de *worktree.DirtyError
-				if errors.As(err, &de) {
-					return nil, api.Errorf(api.CodeConflict, "worktree %s has uncommitted changes; commit or stash them, or pass --force to lose them:\n  %s", rec.Path, joinLines(de.Changes, 20))
-				}
-				return nil, api.Errorf(api.CodeConflict, "%w (nothing was removed)", err)
-			}
-		}
+	repo, err := checkRemoveTree(ctx, rec, dropTree, a.Force)
+	if err != nil {
+		return nil, err
 	}
 	plan, err := e.planDestroy(ctx, rec, a.Env, a.Force)
 	if err != nil {
@@ -193,6 +182,49 @@ func (e *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 	}
 	// 3. the worktree before the slices: a worktree that will not go keeps
 	// its data too.
+	if err := e.removeTree(ctx, s, rec, repo, a, dropTree, isMain); err != nil {
+		return nil, err
+	}
+	// 4. the slices, each forgotten once destroyed.
+	left, err := e.destroySlices(ctx, s, rec, plan, a.Force)
+	if err != nil {
+		return nil, err
+	}
+	out.Left = left
+	// 5. the ports, logs, cgroup, warm record and the record itself.
+	if err := e.forgetWorld(ctx, rec); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkRemoveTree opens the repository of rec's worktree, when it is still
+// there, and, when the worktree goes with the world (dropTree), checks
+// that git will let it go: no uncommitted changes unless force, no lock.
+// The repository is nil when the worktree is gone.
+func checkRemoveTree(ctx context.Context, rec *registry.Worktree, dropTree, force bool) (*worktree.Repo, error) {
+	if _, statErr := os.Stat(rec.Path); statErr != nil {
+		return nil, nil
+	}
+	repo, err := worktree.Open(ctx, rec.Path)
+	if err != nil {
+		return nil, api.Wrap(api.CodeInvalid, err)
+	}
+	if dropTree {
+		if err := repo.CheckRemove(ctx, rec.Path, force); err != nil {
+			var de *worktree.DirtyError
+			if errors.As(err, &de) {
+				return nil, api.Errorf(api.CodeConflict, "worktree %s has uncommitted changes; commit or stash them, or pass --force to lose them:\n  %s", rec.Path, joinLines(de.Changes, 20))
+			}
+			return nil, api.Errorf(api.CodeConflict, "%w (nothing was removed)", err)
+		}
+	}
+	return repo, nil
+}
+
+// removeTree removes rec's git worktree when it goes with the world
+// (dropTree), under its repository's lock, or says why it is kept.
+func (e *Engine) removeTree(ctx context.Context, s Progress, rec *registry.Worktree, repo *worktree.Repo, a api.RemoveArgs, dropTree, isMain bool) error {
 	if repo != nil && !dropTree && !isMain {
 		why := "binky did not make it; --worktree removes it too"
 		if a.KeepWorktree {
@@ -209,18 +241,18 @@ func (e *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 			m.Unlock()
 		}
 		if err != nil {
-			return nil, api.Errorf(api.CodeConflict, "%w (its processes are stopped and its slices kept; run remove again)", err)
+			return api.Errorf(api.CodeConflict, "%w (its processes are stopped and its slices kept; run remove again)", err)
 		}
 	}
-	// 4. the slices, each forgotten once destroyed.
-	left, err := e.destroySlices(ctx, s, rec, plan, a.Force)
-	if err != nil {
-		return nil, err
-	}
-	out.Left = left
+	return nil
+}
+
+// forgetWorld is remove's last step, once the slices are gone: the world's
+// port block, logs, cgroup and warm record go, then its record.
+func (e *Engine) forgetWorld(ctx context.Context, rec *registry.Worktree) error {
 	if lo, hi, err := e.ports.Block(ctx, rec.Project, rec.Name); err == nil && lo > 0 {
 		if _, _, err := e.ports.Release(ctx, rec.Project, rec.Name); err != nil {
-			return nil, err
+			return err
 		}
 		e.events.Emit(events.Event{Event: events.PortsReleased, Project: rec.Project, Worktree: rec.Name, PortLo: lo, PortHi: hi})
 	}
@@ -230,11 +262,11 @@ func (e *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 		e.log.Warn("forget the removed world's warm record", "world", rec.Name, "error", err)
 	}
 	if err := e.reg.DeleteWorktree(ctx, rec.ID); err != nil {
-		return nil, err
+		return err
 	}
 	e.routes.Refresh(ctx)
 	e.events.Emit(events.Event{Event: events.WorktreeRemoved, Project: rec.Project, Worktree: rec.Name})
-	return out, nil
+	return nil
 }
 
 // destroyPlan is what remove needs to drop a world's slices, gathered before

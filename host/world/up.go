@@ -30,20 +30,107 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	}
 
 	// 1. the repository and its project config, then the worktree.
-	repo, err := worktree.Open(ctx, a.Dir)
+	repo, mainCfg, err := e.openProject(ctx, a.Dir)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "%s is not inside a git repository: binky gives each worktree of a repository its world, so run it in one (git init, or cd into a clone): %w", a.Dir, err)
-	}
-	mainCfg, err := LoadConfigContext(ctx, filepath.Join(repo.Root, "binky.toml"))
-	if err != nil {
-		return nil, err
-	}
-	if err := e.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
 		return nil, err
 	}
 	if a.DryRun {
 		return e.dryRun(ctx, a, mainCfg)
 	}
+	t, err := e.resolveUpTarget(ctx, s, repo, mainCfg, a)
+	if err != nil {
+		return nil, err
+	}
+	cfg, project, wtName := t.cfg, t.cfg.Project.Name, t.name
+
+	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
+	// RAM and disk), or resume the world if it is suspended. An up that
+	// fails gives its place back.
+	queued := &registry.Worktree{Project: project, Name: wtName, Branch: t.wt.Branch, Path: t.wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
+	if err := e.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
+		return nil, err
+	}
+	key := Key(project, wtName)
+	defer func() {
+		if e.admOff {
+			return
+		}
+		e.adm.Done(key)
+		if retErr != nil {
+			e.admission.Released(project, wtName)
+		}
+	}()
+
+	// The world's lock: a caller that hangs up while another op holds it
+	// leaves, as it leaves the queue.
+	lock := e.WorldLock(project, wtName)
+	lctx, cancel := UntilGone(ctx, s)
+	err = lock.Lock(lctx, s, "up", wtName)
+	cancel()
+	if err != nil {
+		return nil, api.Errorf(api.CodeConflict, "%v", err)
+	}
+	defer lock.Unlock()
+
+	upPlan, noop, err := e.planUp(ctx, s, t, a)
+	if err != nil || noop != nil {
+		return noop, err
+	}
+
+	rec, err := e.recordUp(ctx, t, repo.Root)
+	if err != nil {
+		return nil, err
+	}
+	if t.cfgErr != nil {
+		return nil, e.failUp(ctx, rec, t.cfgErr)
+	}
+	envVals, err := e.prepareEnv(ctx, s, cfg, rec, a.Env)
+	if err != nil {
+		return nil, e.failUp(ctx, rec, err)
+	}
+	w, err := e.bringUp(ctx, s, cfg, rec, envVals, a.Env)
+	if err != nil {
+		return nil, e.failUp(ctx, rec, err)
+	}
+	w.Plan = upPlan
+	if !e.admOff {
+		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
+	}
+	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
+	return w, nil
+}
+
+// openProject opens the repository dir is inside and its project config,
+// and checks this home may serve that project.
+func (e *Engine) openProject(ctx context.Context, dir string) (*worktree.Repo, *config.Config, error) {
+	repo, err := worktree.Open(ctx, dir)
+	if err != nil {
+		return nil, nil, api.Errorf(api.CodeInvalid, "%s is not inside a git repository: binky gives each worktree of a repository its world, so run it in one (git init, or cd into a clone): %w", dir, err)
+	}
+	mainCfg, err := LoadConfigContext(ctx, filepath.Join(repo.Root, "binky.toml"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.checkOwner(ctx, mainCfg.Project.Name, repo.Root); err != nil {
+		return nil, nil, err
+	}
+	return repo, mainCfg, nil
+}
+
+// upTarget is the world an up is about: its worktree, the config it runs
+// (the worktree's own binky.toml when it has one) and the world's name.
+// cfgErr is why the worktree's config did not load; the up records it as
+// the world's failure once the world is recorded.
+type upTarget struct {
+	wt     worktree.Worktree
+	cfg    *config.Config
+	cfgErr error
+	name   string
+}
+
+// resolveUpTarget finds or makes the worktree an up asks for, loads its
+// config and names its world.
+func (e *Engine) resolveUpTarget(ctx context.Context, s Progress, repo *worktree.Repo, mainCfg *config.Config, a api.UpArgs) (*upTarget, error) {
 	s.Progress("worktree", "", a.Branch)
 	wt, created, err := e.ensureWorktree(ctx, repo, a, mainCfg)
 	if err != nil {
@@ -81,111 +168,89 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 		}
 		e.events.Emit(events.Event{Event: events.WorktreeCreated, Project: project, Worktree: wtName})
 	}
+	return &upTarget{wt: wt, cfg: cfg, cfgErr: cfgErr, name: wtName}, nil
+}
 
-	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
-	// RAM and disk), or resume the world if it is suspended. An up that
-	// fails gives its place back.
-	queued := &registry.Worktree{Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
-	if err := e.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
-		return nil, err
+// planUp plans the up of a world that exists: up is plan and apply. The
+// plan (what to start, restart, stop, provision, keep) compares cfg
+// rendered with the world's recorded ports and slices against what runs;
+// nothing changed and everything up means nothing to do, as fast as
+// before: then noop is the world's status. Otherwise the plan's stops are
+// applied. A world not recorded yet, or one that cannot be planned, has
+// no plan.
+func (e *Engine) planUp(ctx context.Context, s Progress, t *upTarget, a api.UpArgs) (upPlan *lifecycle.Plan, noop *api.World, _ error) {
+	cfg := t.cfg
+	old, err := e.reg.Worktree(ctx, cfg.Project.Name, t.name)
+	if err != nil || t.cfgErr != nil {
+		return nil, nil, nil
 	}
-	key := Key(project, wtName)
-	defer func() {
-		if e.admOff {
-			return
-		}
-		e.adm.Done(key)
-		if retErr != nil {
-			e.admission.Released(project, wtName)
-		}
-	}()
-
-	// The world's lock: a caller that hangs up while another op holds it
-	// leaves, as it leaves the queue.
-	lock := e.WorldLock(project, wtName)
-	lctx, cancel := UntilGone(ctx, s)
-	err = lock.Lock(lctx, s, "up", wtName)
-	cancel()
+	p, err := e.planWorld(ctx, cfg, old, a.Env, a.Prune)
 	if err != nil {
-		return nil, api.Errorf(api.CodeConflict, "%v", err)
+		return nil, nil, nil
 	}
-	defer lock.Unlock()
-
-	// A world that exists: up is plan and apply. The plan (what to start,
-	// restart, stop, provision, keep) compares cfg rendered with the
-	// world's recorded ports and slices against what runs; nothing
-	// changed and everything up means nothing to do, as fast as before.
-	var upPlan *lifecycle.Plan
-	if old, err := e.reg.Worktree(ctx, project, wtName); err == nil && cfgErr == nil {
-		if p, err := e.planWorld(ctx, cfg, old, a.Env, a.Prune); err == nil {
-			upPlan = &p
-			if old.State == state.WorldUp && p.Empty() && e.allRunning(ctx, cfg, old) {
-				w, err := e.worldStatus(ctx, old)
-				if err != nil {
-					return nil, err
-				}
-				w.Noop, w.Plan = true, upPlan
-				return w, nil
-			}
-			if err := e.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
-				return nil, err
-			}
+	upPlan = &p
+	if old.State == state.WorldUp && p.Empty() && e.allRunning(ctx, cfg, old) {
+		w, err := e.worldStatus(ctx, old)
+		if err != nil {
+			return nil, nil, err
 		}
+		w.Noop, w.Plan = true, upPlan
+		return upPlan, w, nil
 	}
+	if err := e.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
+		return nil, nil, err
+	}
+	return upPlan, nil, nil
+}
 
-	// The world is recorded before anything else can fail, so a failed up
-	// leaves a world that status shows and remove reaches.
+// recordUp records the world as starting before anything else can fail,
+// so a failed up leaves a world that status shows and remove reaches.
+func (e *Engine) recordUp(ctx context.Context, t *upTarget, repoRoot string) (*registry.Worktree, error) {
+	project := t.cfg.Project.Name
 	rec, err := e.reg.UpsertWorktree(ctx, &registry.Worktree{
-		Project: project, Name: wtName, Branch: wt.Branch, Path: wt.Path,
-		Repo: repo.Root, ConfigPath: cfg.File, State: state.WorldStarting,
+		Project: project, Name: t.name, Branch: t.wt.Branch, Path: t.wt.Path,
+		Repo: repoRoot, ConfigPath: t.cfg.File, State: state.WorldStarting,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record worktree: %w", err)
 	}
-	e.events.Emit(events.Event{Event: events.UpStarted, Project: project, Worktree: wtName})
-	fail := func(err error) error {
-		// The reason status shows: what failed, on one line (oneLine), redacted
-		// (the full text, with log lines, went to the caller).
-		reason := OneLine(e.redact.String(err.Error()))
-		// An up cut off by its context (a stopping daemon, a caller gone
-		// while queued) still records why: with the op's context, the
-		// record would fail too and the world would stay "starting".
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if serr := e.reg.SetWorktreeStateReason(rctx, rec.ID, state.WorldFailed, reason); serr != nil {
-			err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
-		}
-		e.events.Emit(events.Event{Event: events.UpFailed, Project: project, Worktree: wtName, Error: err.Error()})
-		e.routes.Refresh(rctx)
-		return err
-	}
-	if cfgErr != nil {
-		return nil, fail(cfgErr)
-	}
+	e.events.Emit(events.Event{Event: events.UpStarted, Project: project, Worktree: t.name})
+	return rec, nil
+}
 
-	// [worktree] copy first: a copied env file is the one read. Then
-	// ${env.*}, resolved now, the secret ones registered before anything logs.
-	if err := e.copyOnce(ctx, s, cfg, rec); err != nil {
-		return nil, fail(err)
+// failUp records why the up of rec failed and returns err.
+func (e *Engine) failUp(ctx context.Context, rec *registry.Worktree, err error) error {
+	// The reason status shows: what failed, on one line (oneLine), redacted
+	// (the full text, with log lines, went to the caller).
+	reason := OneLine(e.redact.String(err.Error()))
+	// An up cut off by its context (a stopping daemon, a caller gone
+	// while queued) still records why: with the op's context, the
+	// record would fail too and the world would stay "starting".
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if serr := e.reg.SetWorktreeStateReason(rctx, rec.ID, state.WorldFailed, reason); serr != nil {
+		err = fmt.Errorf("%w (and recording the failure failed: %v)", err, serr)
 	}
-	envVals, err := resolveEnv(cfg, wt.Path, a.Env)
+	e.events.Emit(events.Event{Event: events.UpFailed, Project: rec.Project, Worktree: rec.Name, Error: err.Error()})
+	e.routes.Refresh(rctx)
+	return err
+}
+
+// prepareEnv runs [worktree] copy first: a copied env file is the one
+// read. Then ${env.*}, resolved now, the secret ones registered before
+// anything logs.
+func (e *Engine) prepareEnv(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, caller map[string]string) (map[string]string, error) {
+	if err := e.copyOnce(ctx, s, cfg, rec); err != nil {
+		return nil, err
+	}
+	envVals, err := resolveEnv(cfg, rec.Path, caller)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	if err := e.reg.SetWorktreeSecrets(ctx, rec.ID, e.addSecrets(cfg, envVals)); err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
-
-	w, err := e.bringUp(ctx, s, cfg, rec, envVals, a.Env)
-	if err != nil {
-		return nil, fail(err)
-	}
-	w.Plan = upPlan
-	if !e.admOff {
-		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
-	}
-	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
-	return w, nil
+	return envVals, nil
 }
 
 // bringUp runs steps 4–7 for a recorded worktree; caller is the caller's
@@ -193,30 +258,10 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 func (e *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
 	project, wtName := rec.Project, rec.Name
 
-	// 4. ports: one block for every port the world asks for, each proven
-	// free of other programs (a block kept across down may have been taken
-	// meanwhile).
-	_, size := portPlan(cfg, 0)
-	lo, hi := 0, 0
-	if size > 0 {
-		s.Progress("ports", "", fmt.Sprintf("%d wanted", size))
-		var err error
-		var skipped []int
-		lo, hi, skipped, err = e.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
-		noteIgnoredLeases(s, e.ports)
-		if err != nil {
-			return nil, api.Wrap(api.CodeConflict, err)
-		}
-		if len(skipped) > 0 {
-			// Another program's ports were stepped over: say whose.
-			who := heldBy(skipped)
-			e.events.Emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
-			s.Progress("ports", "", "skipped ports held by another program: "+who)
-		}
-		if lo, hi, err = e.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
-			return nil, err
-		}
-		e.events.Emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
+	// 4. ports.
+	lo, err := e.reservePorts(ctx, s, cfg, rec)
+	if err != nil {
+		return nil, err
 	}
 	plan, _ := portPlan(cfg, lo)
 	w := &world{
@@ -231,34 +276,8 @@ func (e *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, re
 		return nil, err
 	}
 
-	// 5. slices, in depends_on order so an adapter's tokens can name another.
-	var rebuilt []string
-	for _, level := range cfg.StartOrder() {
-		for _, name := range level {
-			svc := cfg.Services[name]
-			if !svc.IsAdapter() {
-				continue
-			}
-			sl, made, err := e.ensureSlice(ctx, s, w, rec, svc)
-			if err != nil {
-				// status says why this slice is not there, instead of a
-				// slice "provisioning" for ever; the next up rebuilds it.
-				reason := OneLine(e.redact.String(err.Error()))
-				if serr := e.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
-					e.log.Warn("record a failed slice", "service", name, "error", serr)
-				}
-				return nil, err
-			}
-			w.slices[name] = sl
-			if made {
-				rebuilt = append(rebuilt, name)
-			}
-		}
-	}
-	// A slice made again under running services (it vanished, or a killed
-	// reset left it half made): what depends on it restarts, so no app
-	// keeps state from the slice that was there before.
-	if err := e.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt"); err != nil {
+	// 5. slices.
+	if err := e.ensureSlices(ctx, s, w, rec); err != nil {
 		return nil, err
 	}
 
@@ -278,6 +297,70 @@ func (e *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, re
 	s.Progress("ready", "", "")
 	rec.State = state.WorldUp
 	return e.worldStatus(ctx, rec)
+}
+
+// reservePorts is up's step 4: one block for every port the world asks
+// for, each proven free of other programs (a block kept across down may
+// have been taken meanwhile). It returns the block's first port, 0 when
+// the world asks for none.
+func (e *Engine) reservePorts(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) (int, error) {
+	project, wtName := rec.Project, rec.Name
+	_, size := portPlan(cfg, 0)
+	lo, hi := 0, 0
+	if size > 0 {
+		s.Progress("ports", "", fmt.Sprintf("%d wanted", size))
+		var err error
+		var skipped []int
+		lo, hi, skipped, err = e.ports.ReserveSkipping(ctx, project, wtName, size, rangeOf(cfg))
+		noteIgnoredLeases(s, e.ports)
+		if err != nil {
+			return 0, api.Wrap(api.CodeConflict, err)
+		}
+		if len(skipped) > 0 {
+			// Another program's ports were stepped over: say whose.
+			who := heldBy(skipped)
+			e.events.Emit(events.Event{Event: events.PortsHeld, Project: project, Worktree: wtName, Ports: skipped, Detail: who})
+			s.Progress("ports", "", "skipped ports held by another program: "+who)
+		}
+		if lo, hi, err = e.proveBlock(ctx, s, cfg, rec, lo, hi, size); err != nil {
+			return 0, err
+		}
+		e.events.Emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
+	}
+	return lo, nil
+}
+
+// ensureSlices is up's step 5: the world's slices, in depends_on order so
+// an adapter's tokens can name another, each put in w.slices.
+func (e *Engine) ensureSlices(ctx context.Context, s Progress, w *world, rec *registry.Worktree) error {
+	cfg := w.cfg
+	var rebuilt []string
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			svc := cfg.Services[name]
+			if !svc.IsAdapter() {
+				continue
+			}
+			sl, made, err := e.ensureSlice(ctx, s, w, rec, svc)
+			if err != nil {
+				// status says why this slice is not there, instead of a
+				// slice "provisioning" for ever; the next up rebuilds it.
+				reason := OneLine(e.redact.String(err.Error()))
+				if serr := e.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
+					e.log.Warn("record a failed slice", "service", name, "error", serr)
+				}
+				return err
+			}
+			w.slices[name] = sl
+			if made {
+				rebuilt = append(rebuilt, name)
+			}
+		}
+	}
+	// A slice made again under running services (it vanished, or a killed
+	// reset left it half made): what depends on it restarts, so no app
+	// keeps state from the slice that was there before.
+	return e.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt")
 }
 
 // startLevels starts the cmd services of cfg level by level in its

@@ -411,22 +411,7 @@ func TestLeasesConcurrentProcesses(t *testing.T) {
 		cmds, outs = append(cmds, cmd), append(outs, out)
 	}
 	h := newHome(t, "", l, rng)
-	var mu sync.Mutex
-	got := map[string][2]int{}
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Go(func() {
-			lo, hi, err := h.a.Reserve(context.Background(), "p", "w"+strconv.Itoa(g), size, [2]int{})
-			if err != nil {
-				t.Errorf("w%d: %v", g, err)
-				return
-			}
-			mu.Lock()
-			got["self/w"+strconv.Itoa(g)] = [2]int{lo, hi}
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	got := reserveAtOnce(t, h, "self", n, size)
 	for i, cmd := range cmds {
 		for key, b := range scanLeased(outs[i]) {
 			got[key] = b
@@ -1060,4 +1045,27 @@ func TestDefaultLeaseDir(t *testing.T) {
 func ignoredOf(a *Allocator) []IgnoredLease {
 	list, _ := a.IgnoredLeases()
 	return list
+}
+
+// reserveAtOnce reserves a block of size for each of n worktrees of h at
+// once, and returns each as who/w<i> → its block.
+func reserveAtOnce(t *testing.T, h *testHome, who string, n, size int) map[string][2]int {
+	t.Helper()
+	var mu sync.Mutex
+	got := map[string][2]int{}
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() {
+			lo, hi, err := h.a.Reserve(context.Background(), "p", "w"+strconv.Itoa(g), size, [2]int{})
+			if err != nil {
+				t.Errorf("%s w%d: %v", who, g, err)
+				return
+			}
+			mu.Lock()
+			got[who+"/w"+strconv.Itoa(g)] = [2]int{lo, hi}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return got
 }

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -448,22 +447,7 @@ func TestTwoUsersRace(t *testing.T) {
 	must(t, err)
 	h := newHome(t, "", l, rng)
 	must(t, cmd.Start())
-	var mu sync.Mutex
-	got := map[string][2]int{}
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Go(func() {
-			lo, hi, err := h.a.Reserve(context.Background(), "p", "w"+strconv.Itoa(g), size, [2]int{})
-			if err != nil {
-				t.Errorf("root w%d: %v", g, err)
-				return
-			}
-			mu.Lock()
-			got["root/w"+strconv.Itoa(g)] = [2]int{lo, hi}
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	got := reserveAtOnce(t, h, "root", n, size)
 	for k, b := range scanLeased(out) {
 		got[k] = b
 	}

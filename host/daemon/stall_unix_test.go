@@ -86,6 +86,9 @@ func newStallFixture(t *testing.T) *stallFixture {
 	t.Helper()
 	for _, tool := range []string{"git", "sh", "yes", "head"} {
 		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not on PATH: CI must have it", tool)
+			}
 			t.Skipf("skipped: %s is not on PATH", tool)
 		}
 	}

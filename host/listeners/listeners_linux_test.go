@@ -169,20 +169,7 @@ func TestCheckAnotherProcess(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperListen$")
 	cmd.Env = append(os.Environ(), "BINKY_LISTENERS_HELPER=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	line, err := startHelper(t, cmd)
 	port, perr := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || perr != nil {
 		t.Fatalf("helper said %q (%v)", line, err)
@@ -252,4 +239,25 @@ func TestHelperCheck(t *testing.T) {
 	}
 	err := Check(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)), func(int) bool { return false })
 	fmt.Printf("check: %v\n", err)
+}
+
+// startHelper starts cmd (a copy of this test binary as a helper process)
+// with its stdin held open until the test ends, and returns the first line
+// it writes to stdout.
+func startHelper(t *testing.T, cmd *exec.Cmd) (string, error) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("run the helper: %v", err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	return bufio.NewReader(stdout).ReadString('\n')
 }

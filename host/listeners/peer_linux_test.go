@@ -3,7 +3,6 @@
 package listeners
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -121,21 +120,8 @@ func TestPeerOfAnotherUser(t *testing.T) {
 	}
 	defer l.Close()
 	cmd := nobodyCommand(t, "^TestHelperDial$", "BINKY_LISTENERS_DIAL="+l.Addr().String())
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("run the test binary as nobody: %v", err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
 	// The helper says "dialled" once connected, or why not.
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "dialled\n" {
+	if line, err := startHelper(t, cmd); err != nil || line != "dialled\n" {
 		t.Fatalf("helper as nobody said %q (%v)", line, err)
 	}
 	server, err := l.Accept()

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/binkyhq/binky/internal/testroot"
 	"net/url"
 	"os"
 	"os/exec"
@@ -30,23 +31,11 @@ type unixUser struct {
 	base     string // a directory of theirs (0700): $HOME, BINKY_HOME, repositories
 }
 
-// needRoot skips (fails under CI=true) a test that must create users.
-func needRoot(t *testing.T, why string) {
-	t.Helper()
-	if os.Getuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("needs root %s: CI runs as root", why)
-	}
-	t.Skipf("needs root %s", why)
-}
-
 // newUnixUser makes a throw-away account with a private base directory,
 // removed at the end of the test with everything it still runs.
 func newUnixUser(t *testing.T) *unixUser {
 	t.Helper()
-	needRoot(t, "to create throw-away Unix users (useradd) and run binky as them")
+	testroot.Need(t, "to create throw-away Unix users (useradd) and run binky as them")
 	needCommand(t, "useradd", "Debian package passwd")
 	var b [3]byte
 	rand.Read(b[:])

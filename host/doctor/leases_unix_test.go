@@ -4,6 +4,7 @@ package doctor
 
 import (
 	"context"
+	"github.com/binkyhq/binky/internal/testroot"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,12 +16,7 @@ import (
 // owns fails, with the fix.
 func TestLeasesCheckRefusedDir(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("needs root, to make a directory another user owns; CI runs the tests as root")
-		}
-		t.Skip("needs root, to make a directory another user owns")
-	}
+	testroot.Need(t, "to make a directory another user owns")
 	dir := filepath.Join(t.TempDir(), "leases")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ package listeners
 import (
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/internal/testroot"
 	"net"
 	"net/netip"
 	"os"
@@ -108,12 +109,7 @@ func TestPeerUIDOfAMappedClient(t *testing.T) {
 // test binary as nobody.
 func TestPeerOfAnotherUser(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI runs as root: this test must run there")
-		}
-		t.Skip("needs root, to connect as another user (uid 65534)")
-	}
+	testroot.Need(t, "to connect as another user (uid 65534)")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/internal/testroot"
 	"io"
 	"io/fs"
 	"os"
@@ -152,13 +153,7 @@ func must(t *testing.T, err error) {
 // root; under CI=true (which runs as root) it fails instead.
 func needRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("needs root, to act as another user (uid 65534); CI runs the tests as root")
-	}
-	t.Skip("needs root, to act as another user (uid 65534)")
+	testroot.Need(t, "to act as another user (uid 65534)")
 }
 
 // otherUser runs this test binary as uid 65534 (nobody): the binary is

@@ -5,6 +5,7 @@ package proxy
 import (
 	"encoding/json"
 	"errors"
+	"github.com/binkyhq/binky/internal/testroot"
 	"io"
 	"net"
 	"net/http"
@@ -25,12 +26,7 @@ import (
 // needs root, to run the copy as another user.
 func TestPagesRefuseAnotherUser(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI runs as root: this test must run there")
-		}
-		t.Skip("needs root, to fetch pages as another user (uid 65534)")
-	}
+	testroot.Need(t, "to fetch pages as another user (uid 65534)")
 	routes := ownerRoutes(t)
 	dash := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "dashboard of acme") })
 	p := startProxy(t, Options{Dashboard: dash})

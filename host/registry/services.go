@@ -285,6 +285,17 @@ func (r *Registry) SetServiceURL(ctx context.Context, worktreeID int64, name, ur
 	return nil
 }
 
+// SetServiceInputs records what an adapter service's slice was made
+// from: the golden key it was cloned from and the sum of the migrate last
+// run against it (host/world). An empty value keeps the recorded one.
+func (r *Registry) SetServiceInputs(ctx context.Context, worktreeID int64, name, goldenKey, migrateSum string) error {
+	set := "golden_key = CASE WHEN ? = '' THEN golden_key ELSE ? END, migrate_sum = CASE WHEN ? = '' THEN migrate_sum ELSE ? END"
+	if err := r.updateService(ctx, worktreeID, name, set, goldenKey, goldenKey, migrateSum, migrateSum); err != nil {
+		return fmt.Errorf("record what the slice of service %q of worktree #%d was made from: %w", name, worktreeID, err)
+	}
+	return nil
+}
+
 // SetServiceStopped records whether the user stopped this one service
 // (`binky stop <service>`, and up or start bringing it back); nothing
 // else changes it.

@@ -113,10 +113,10 @@ func (c *fakeConn) Provision(_ context.Context, req *sdk.ProvisionRequest) (*sdk
 	}
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
+	// Provision is idempotent and applies the config it is given, to a
+	// slice that exists too (as the real adapters do).
 	_, existed := c.f.slices[req.Slice]
-	if !existed {
-		c.f.slices[req.Slice] = maps.Clone(req.Config)
-	}
+	c.f.slices[req.Slice] = maps.Clone(req.Config)
 	return &sdk.ProvisionResponse{Existed: &existed}, nil
 }
 
@@ -126,10 +126,15 @@ func (c *fakeConn) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.Res
 	}
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
-	if _, ok := c.f.slices[req.Slice]; !ok {
+	cfg, ok := c.f.slices[req.Slice]
+	if !ok {
 		return nil, sdk.Errorf(sdk.CodeConflict, "slice %q does not exist", req.Slice)
 	}
-	return &sdk.ResolveResponse{Address: c.name + "://" + req.Slice, Values: map[string]string{"path": "/fake/" + req.Slice}}, nil
+	user := ""
+	if cfg["owner_role"] == true {
+		user = req.Slice + "_owner@" // a role of its own: other credentials
+	}
+	return &sdk.ResolveResponse{Address: c.name + "://" + user + req.Slice, Values: map[string]string{"path": "/fake/" + req.Slice}}, nil
 }
 
 func (c *fakeConn) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
@@ -194,7 +199,10 @@ func (d *fakeDaemon) Emit(e events.Event) {
 func (d *fakeDaemon) Refresh(context.Context) { d.mu.Lock(); d.routes++; d.mu.Unlock() }
 func (d *fakeDaemon) RefreshAsync()           { d.mu.Lock(); d.routes++; d.mu.Unlock() }
 
-func (d *fakeDaemon) URLFor(*config.Config) func(string) string {
+func (d *fakeDaemon) URLFor(cfg *config.Config) func(string) string {
+	if cfg.Project.HTTPS {
+		return func(host string) string { return "https://" + host }
+	}
 	return func(host string) string { return "http://" + host }
 }
 

@@ -49,9 +49,7 @@ func (e *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec 
 		return e.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
 	coords := w.coords()
-	admin := e.target(w, svc, name, coords).AdminURL
-	envSum := golden.EnvSum(golden.TemplateEnv(svc.Env, svc.Name, coords))
-	key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs, EnvSum: envSum}, rec.Path)
+	key, err := e.goldenKey(w, rec, svc, coords)
 	if err != nil {
 		return slice{}, api.Errorf(api.CodeInvalid, "key the golden template of %s in %s: %w", svc.Name, rec.Path, err)
 	}

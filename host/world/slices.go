@@ -136,7 +136,7 @@ func (e *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *reg
 				return slice{}, false, err
 			}
 			admin, cfgJSON := recordedAs(svc)
-			if sl.Address != old.Address || !maps.Equal(sl.Values, old.Values) || old.Slice == "" || old.Admin == "" {
+			if sl.Address != old.Address || !maps.Equal(sl.Values, old.Values) || old.Slice == "" || old.Admin == "" || old.Config != cfgJSON {
 				if err := e.reg.UpsertService(ctx, &registry.Service{WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON}); err != nil {
 					return slice{}, false, fmt.Errorf("record the slice of %s: %w", svc.Name, err)
 				}
@@ -183,6 +183,9 @@ func (e *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *reg
 		Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter,
 	}); err != nil {
 		return slice{}, false, fmt.Errorf("record slice of %s: %w", svc.Name, err)
+	}
+	if err := e.recordMade(ctx, w, rec, svc); err != nil {
+		return slice{}, false, err
 	}
 	return sl, true, nil
 }
@@ -246,6 +249,12 @@ func (e *Engine) redactSlice(sl slice, secret ...string) {
 
 // migrateAndSeed runs a service's migrate then seed against sl.
 func (e *Engine) migrateAndSeed(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, sl slice) error {
+	return e.runSliceSteps(ctx, s, w, rec, svc, sl, true)
+}
+
+// runSliceSteps runs a service's migrate, then with seed its seed,
+// against sl.
+func (e *Engine) runSliceSteps(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, sl slice, seed bool) error {
 	saved, had := w.slices[svc.Name]
 	w.slices[svc.Name] = sl
 	defer func() {
@@ -254,10 +263,13 @@ func (e *Engine) migrateAndSeed(ctx context.Context, s Progress, w *world, rec *
 		}
 	}()
 	coords := w.coords()
-	for _, step := range []struct{ name, cmd, done, failed string }{
+	steps := []struct{ name, cmd, done, failed string }{
 		{"migrate", svc.Migrate, events.MigrateDone, events.MigrateFailed},
-		{"seed", svc.Seed, events.SeedDone, events.SeedFailed},
-	} {
+	}
+	if seed {
+		steps = append(steps, struct{ name, cmd, done, failed string }{"seed", svc.Seed, events.SeedDone, events.SeedFailed})
+	}
+	for _, step := range steps {
 		if step.cmd == "" {
 			continue
 		}
@@ -348,4 +360,20 @@ func lastLines(lines []string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// recordMade records, with a slice just made, what it was made from: the
+// golden key it was cloned from (clone_from) and the sum of the migrate it
+// ran, so the next up's plan sees when either changes.
+func (e *Engine) recordMade(ctx context.Context, w *world, rec *registry.Worktree, svc *config.Service) error {
+	key := ""
+	if svc.CloneFrom != "" {
+		if k, err := e.goldenKey(w, rec, svc, w.coords()); err == nil {
+			key = k.Sum
+		}
+	}
+	if err := e.reg.SetServiceInputs(ctx, rec.ID, svc.Name, key, migrateSum(svc, rec.Path)); err != nil {
+		return fmt.Errorf("record what the slice of %s was made from: %w", svc.Name, err)
+	}
+	return nil
 }

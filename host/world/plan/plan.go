@@ -25,6 +25,9 @@ type Service struct {
 	// settings, token values; never the caller's whole environment).
 	Hash      string
 	DependsOn []string
+	// Uses are the slices whose tokens a cmd service's command, env or
+	// health check reads (${db.url}), depends_on or not.
+	Uses []string
 	// Ports are a cmd service's ports as the plan lays them out (port
 	// name → port); URL is its proxied URL ("" without url).
 	Ports map[string]int
@@ -58,6 +61,9 @@ type World struct {
 	// Block and NewBlock are the world's port block before and after
 	// ("lo-hi", "" for none); BlockWhy says why it changes.
 	Block, NewBlock, BlockWhy string
+	// Moves: the block moves elsewhere (it cannot grow in place), so every
+	// service with ports restarts on new ones.
+	Moves bool
 	// Setup is why [worktree] setup runs again ("" when it does not).
 	Setup string
 	// Prune destroys the slices of adapter services no longer in the
@@ -168,6 +174,8 @@ func planCmd(p *Plan, s Service, r Recorded, ok bool, w World, changed map[strin
 	}
 	why := ""
 	switch {
+	case len(r.Ports) > 0 && w.Moves:
+		why = "the world's port block moves"
 	case len(r.Ports) > 0 && !maps.Equal(r.Ports, s.Ports):
 		why = "its ports move: " + portList(r.Ports) + " → " + portList(s.Ports)
 	case r.Hash != "" && r.Hash != s.Hash:
@@ -184,13 +192,22 @@ func planCmd(p *Plan, s Service, r Recorded, ok bool, w World, changed map[strin
 				break
 			}
 		}
+		for _, sl := range s.Uses {
+			if why == "" && changed[sl] {
+				why = "it reads " + sl + "'s address, which changes"
+			}
+		}
 	}
 	if why != "" {
 		p.Restart = append(p.Restart, Step{Service: s.Name, Why: why})
 		changed[s.Name] = true
 		return
 	}
-	if r.URL != "" && s.URL != "" && r.URL != s.URL {
+	switch {
+	case r.URL == s.URL:
+	case s.URL == "":
+		p.Update = append(p.Update, Step{Service: s.Name, Why: "it is no longer proxied", From: r.URL})
+	default:
 		p.Update = append(p.Update, Step{Service: s.Name, Why: "its URL changes", From: r.URL, To: s.URL})
 	}
 }

@@ -48,13 +48,18 @@ restart   worker: it depends on web, which changes`},
 verify    db: kept; checked on its server
 start     mail: new in binky.toml`},
 		{name: "the block moves: every service whose ports change restarts",
-			want: []Service{db, with(web, func(s *Service) { s.Ports = map[string]int{"http": 4000} }), worker, {Name: "mail", Cmd: true, Ports: map[string]int{"smtp": 4001}}}, have: running,
-			world: World{Block: "3000-3000", NewBlock: "4000-4001", BlockWhy: "moves: the ports after 3000 are taken"},
+			want: []Service{db, web, worker, {Name: "mail", Cmd: true, Ports: map[string]int{"smtp": 3001}}}, have: running,
+			world: World{Block: "3000-3000", NewBlock: "elsewhere", BlockWhy: "moves: the ports after 3000 are taken", Moves: true},
 			plan: `ports     world: moves: the ports after 3000 are taken
 verify    db: kept; checked on its server
-restart   web: its ports move: 3000 → 4000
+restart   web: the world's port block moves
 restart   worker: it depends on web, which changes
 start     mail: new in binky.toml`},
+		{name: "ports renumbered by hand restart their service",
+			want: []Service{db, with(web, func(s *Service) { s.Ports = map[string]int{"http": 3001} }), worker}, have: running,
+			plan: `verify    db: kept; checked on its server
+restart   web: its ports move: 3000 → 3001
+restart   worker: it depends on web, which changes`},
 		{name: "a service removed is stopped; nothing is renumbered",
 			want: []Service{db, web}, have: running,
 			plan: `stop      worker: removed from binky.toml
@@ -75,6 +80,20 @@ restart   worker: it depends on web, which changes`},
 			plan: `reconfig  db: its adapter config changed
 restart   web: it depends on db, which changes
 restart   worker: it depends on web, which changes`},
+		{name: "a url added to a running service is recorded",
+			want: []Service{db, web, worker}, have: have(func(m map[string]Recorded) { r := m["web"]; r.URL = ""; m["web"] = r }),
+			plan: `verify    db: kept; checked on its server
+update    web: its URL changes`},
+		{name: "a url removed: no longer proxied",
+			want: []Service{db, with(web, func(s *Service) { s.URL = "" }), worker}, have: running,
+			plan: `verify    db: kept; checked on its server
+update    web: it is no longer proxied`},
+		{name: "a service that reads a slice's tokens without depending on it restarts with it",
+			want: []Service{with(db, func(s *Service) { s.Config = `{"owner_role":true}` }), with(web, func(s *Service) { s.DependsOn, s.Uses = nil, []string{"db"} })},
+			have: running,
+			plan: `stop      worker: removed from binky.toml
+reconfig  db: its adapter config changed
+restart   web: it reads db's address, which changes`},
 		{name: "a migration added: migrate runs again, its dependents restart",
 			want: []Service{with(db, func(s *Service) { s.Migrate = "m2" }), web, worker}, have: running,
 			plan: `migrate   db: its migrate command or inputs changed
@@ -107,7 +126,7 @@ start     web: not running`},
 			want: []Service{with(db, func(s *Service) { s.Config = `{"a":1}`; s.Golden = "k" }), with(web, func(s *Service) { s.Hash = "h9" }), worker},
 			have: have(func(m map[string]Recorded) {
 				m["db"] = Recorded{Live: true}
-				m["web"] = Recorded{Cmd: true, Live: true}
+				m["web"] = Recorded{Cmd: true, Live: true, URL: web.URL}
 			}), empty: true,
 			plan: "verify    db: kept; checked on its server"},
 	}

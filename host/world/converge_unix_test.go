@@ -5,6 +5,7 @@ package world
 import (
 	"context"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -91,6 +92,29 @@ func TestUpConverges(t *testing.T) {
 							}
 						}
 					}
+				}
+			},
+		},
+		{
+			name: "a service added where the block cannot grow: the world moves, and says so",
+			do: func(f *fixture) {
+				_, hi := f.block()
+				f.holdPort(hi + 1)
+				f.appendConfig("\n[services.mail]\ncmd = 'exec sleep 100714'\nports = [\"smtp\"]\n")
+			},
+			plan:    []string{"ports     world: moves: it needs 4 ports", "restart   api: the world's port block moves", "start     mail: new in binky.toml"},
+			restart: []string{"api", "web", "side"},
+			check: func(t *testing.T, f *fixture, before map[string]map[string]int) {
+				lo, hi := f.block()
+				for name, ps := range f.ports() {
+					for _, p := range ps {
+						if p < lo || p > hi {
+							t.Errorf("%s has port %d outside the world's block %d-%d", name, p, lo, hi)
+						}
+					}
+				}
+				if after := f.ports(); maps.Equal(after["api"], before["api"]) {
+					t.Errorf("api kept its ports %v; the block moved", after["api"])
 				}
 			},
 		},
@@ -275,4 +299,26 @@ func keysOf[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// block is the world's port block.
+func (f *fixture) block() (lo, hi int) {
+	f.t.Helper()
+	rec := f.record()
+	lo, hi, err := f.e.ports.Block(context.Background(), rec.Project, rec.Name)
+	if err != nil || lo == 0 {
+		f.t.Fatalf("the world has no port block: %v", err)
+	}
+	return lo, hi
+}
+
+// holdPort listens on port, as another program would, until the test
+// ends.
+func (f *fixture) holdPort(port int) {
+	f.t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		f.t.Fatalf("hold port %d: %v", port, err)
+	}
+	f.t.Cleanup(func() { l.Close() })
 }

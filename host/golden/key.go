@@ -67,23 +67,34 @@ func EnvSum(env map[string]string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TemplateEnv renders a service's env for its template key: every token
-// from coords except the service's own (${self.*} and ${<svc>.*} name the
-// slice being built, which differs between the template and each world),
-// which stay as written.
+// TemplateCoords are the coordinates a template key renders with: every
+// token of coords except those that differ between worlds by design and
+// not by what a template holds, which stay as written: the service's own
+// (${self.*} and ${<svc>.*} name the slice being built, the template's
+// while it is built and each world's after) and the worktree's
+// (${worktree.name}, ${worktree.path}), so every worktree shares one
+// template.
+func TemplateCoords(svc string, coords map[string]string) map[string]string {
+	out := make(map[string]string, len(coords))
+	for k, v := range coords {
+		if strings.HasPrefix(k, svc+".") || k == tokens.WorktreeName || k == tokens.WorktreePath {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// TemplateEnv renders a service's env for its template key, with
+// TemplateCoords.
 func TemplateEnv(env map[string]string, svc string, coords map[string]string) map[string]string {
 	if len(env) == 0 {
 		return nil
 	}
-	others := make(map[string]string, len(coords))
-	for k, v := range coords {
-		if !strings.HasPrefix(k, svc+".") {
-			others[k] = v
-		}
-	}
+	kept := TemplateCoords(svc, coords)
 	out := make(map[string]string, len(env))
 	for k, v := range env {
-		out[k] = tokens.Render(v, "", others)
+		out[k] = tokens.Render(v, "", kept)
 	}
 	return out
 }

@@ -183,3 +183,34 @@ func TestKeyFollowsEnv(t *testing.T) {
 		t.Error("a changed seed password kept the key")
 	}
 }
+
+// TestKeySharedAcrossWorktrees: a clone_from service's env that names the
+// worktree (REDMINE_INSTANCE = "binky-${worktree.name}") keys the same in
+// every worktree, its tokens kept as written as ${self.*} are: two
+// worktrees with the same inputs share one template.
+func TestKeySharedAcrossWorktrees(t *testing.T) {
+	env := map[string]string{
+		"REDMINE_INSTANCE": "binky-${worktree.name}",
+		"FILES":            "${worktree.path}/files",
+		"DATABASE_URL":     "${self.url}",
+		"SECRET":           "${env.SECRET}",
+	}
+	keyIn := func(name string) Key {
+		root := filepath.Join(t.TempDir(), name)
+		write(t, root, "db/migrate/001.rb", "create_table :issues")
+		coords := map[string]string{
+			"worktree.name": name, "worktree.path": root, "project.name": "redmine",
+			"env.SECRET": "s3cret", "db.url": "postgres://127.0.0.1:5432/redmine_" + name,
+		}
+		te := TemplateEnv(env, "db", coords)
+		if te["REDMINE_INSTANCE"] != "binky-${worktree.name}" || te["FILES"] != "${worktree.path}/files" || te["SECRET"] != "s3cret" {
+			t.Errorf("TemplateEnv in %s = %v; want worktree tokens as written, others rendered", name, te)
+		}
+		spec := Spec{Migrate: "rake db:migrate", Adapter: "postgres", AdminURL: "postgres://127.0.0.1:5432/postgres", Inputs: []string{"db/migrate/**"}, EnvSum: EnvSum(te)}
+		return key(t, spec, root)
+	}
+	main, feature := keyIn("main"), keyIn("feature-x")
+	if main.Sum != feature.Sum {
+		t.Errorf("worktrees main and feature-x: keys %s and %s; want one key", main.Short(), feature.Short())
+	}
+}

@@ -3,6 +3,7 @@ package golden
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,12 @@ type Spec struct {
 	// changing a value builds a new template. Only the digest enters the
 	// key and the record, never a value.
 	EnvSum string
+	// ConfigSum is ConfigSum of the service's rendered adapter config,
+	// "" when it has none: a setting that changes what the adapter puts
+	// in a slice (postgres owner_role: who owns the tables; mysql
+	// charset) changes what a clone of the template contains, so every
+	// setting builds a template of its own.
+	ConfigSum string
 }
 
 // EnvSum digests a service's rendered env for a key: each name with the
@@ -99,6 +106,40 @@ func TemplateEnv(env map[string]string, svc string, coords map[string]string) ma
 	return out
 }
 
+// TemplateConfig renders a service's adapter config for its template key
+// as the host renders it for the adapter (its top-level strings), with
+// TemplateCoords.
+func TemplateConfig(cfg map[string]any, svc string, coords map[string]string) map[string]any {
+	if len(cfg) == 0 {
+		return nil
+	}
+	kept := TemplateCoords(svc, coords)
+	out := make(map[string]any, len(cfg))
+	for k, v := range cfg {
+		if s, ok := v.(string); ok {
+			v = tokens.Render(s, "", kept)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// ConfigSum digests an adapter config for a key: the SHA-256 of its
+// canonical JSON (keys sorted at every depth). "" for an empty config, so
+// keys of services without one stay what they were. A config JSON cannot
+// hold (none that TOML decodes to) digests its Go printing.
+func ConfigSum(cfg map[string]any) string {
+	if len(cfg) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		b = []byte(fmt.Sprintf("%#v", cfg))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
 // Input is one file that joined a key, or a glob that matched nothing
 // (Path is the pattern, SHA256 is empty, NoMatch is true).
 type Input struct {
@@ -112,8 +153,8 @@ type Key struct {
 	// Sum is the hex SHA-256 over the spec and the inputs' content.
 	Sum    string
 	Inputs []Input
-	// EnvSum is the spec's EnvSum, for the record.
-	EnvSum string
+	// EnvSum and ConfigSum are the spec's, for the record.
+	EnvSum, ConfigSum string
 }
 
 // Short is the first 8 hex digits of the key, the part shown and put in
@@ -162,6 +203,10 @@ func KeyOf(spec Spec, root string) (Key, error) {
 		field("env")
 		field(spec.EnvSum)
 	}
+	if spec.ConfigSum != "" {
+		field("config")
+		field(spec.ConfigSum)
+	}
 	for _, in := range inputs {
 		field(in.Path)
 		if in.NoMatch {
@@ -170,7 +215,7 @@ func KeyOf(spec Spec, root string) (Key, error) {
 			field(in.SHA256)
 		}
 	}
-	return Key{Sum: hex.EncodeToString(h.Sum(nil)), Inputs: inputs, EnvSum: spec.EnvSum}, nil
+	return Key{Sum: hex.EncodeToString(h.Sum(nil)), Inputs: inputs, EnvSum: spec.EnvSum, ConfigSum: spec.ConfigSum}, nil
 }
 
 // InputsOf hashes the files globs match under root, as KeyOf does: every

@@ -121,6 +121,7 @@ func footguns(d *decoder, c *Config) {
 			sliceTarget(d, s, "migrate", s.Migrate)
 			sliceTarget(d, s, "seed", s.Seed)
 			goldenInputs(d, s)
+			goldenPerWorld(d, c, s)
 		}
 	}
 	for i, v := range c.Agents.Verify {

@@ -51,3 +51,57 @@ func TestSliceTargetAcceptsParts(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenPerWorldWarning: check warns, at the line, about a value in a
+// clone_from service's env or config that enters its golden key and
+// differs in each world (another service's port or slice), and about
+// nothing that keys the same everywhere: the service's own slice, the
+// worktree's tokens (kept as written in the key), ${env.*}, nested config,
+// migrate and seed (which enter as written), a service without
+// clone_from, and a server run per world (its admin_url names one).
+func TestGoldenPerWorldWarning(t *testing.T) {
+	const head = `[project]
+name = "shop"
+
+[services.web]
+cmd = "serve --port ${self.port}"
+url = "web"
+
+[services.cache]
+adapter = "redis"
+admin_url = "${env.REDIS_ADMIN_URL}"
+
+[services.pg]
+cmd = "postgres -p ${self.port}"
+ports = ["pg"]
+
+[services.db]
+adapter = "postgres"
+`
+	const golden = "admin_url = \"${env.PG_ADMIN_URL}\"\nclone_from = \"golden\"\ninputs = [\"db/**\"]\n"
+	for _, tc := range []struct {
+		name, svc string
+		want      []string
+	}{
+		{"another service's port in env", golden + `env = { HOOK = "http://127.0.0.1:${web.port}/hook", DATABASE_URL = "${self.url}" }`,
+			[]string{`binky.toml:21: warning: ${web.port} in services.db.env.HOOK differs in each world and enters the golden key of services.db: every worktree would build its own template`}},
+		{"another slice in config", golden + `config = { label = "${cache.url}" }`,
+			[]string{`binky.toml:21: warning: ${cache.url} in services.db.config.label differs in each world`}},
+		{"worktree, self, env and project tokens", golden + `env = { INSTANCE = "${project.name}-${worktree.name}", FILES = "${worktree.path}/files", DATABASE_URL = "${db.url}", LOCALE = "${env.LOCALE}" }` + "\nconfig = { owner_role = true }", nil},
+		{"migrate and seed enter as written", golden + `migrate = "migrate --db ${self.url} --hook http://127.0.0.1:${web.port}"`, nil},
+		{"no clone_from", "admin_url = \"${env.PG_ADMIN_URL}\"\n" + `env = { HOOK = "${web.port}" }`, nil},
+		{"a server per world", "admin_url = \"postgres://postgres@127.0.0.1:${pg.port}/postgres\"\nclone_from = \"golden\"\ninputs = [\"db/**\"]\n" + `env = { HOOK = "${web.port}" }`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := diagsAbout(t, head+tc.svc+"\n", "differs in each world")
+			if len(got) != len(tc.want) {
+				t.Fatalf("per-world warnings %q; want %d", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("warning %q; want it to start %q", got[i], w)
+				}
+			}
+		})
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/binkyhq/binky/host/config"
-	"github.com/binkyhq/binky/host/golden"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/state"
 	"github.com/binkyhq/binky/host/tokens"
@@ -153,14 +152,6 @@ func migrateSum(svc *config.Service, root string) string {
 	return sum
 }
 
-// goldenKey is the key of the template a clone_from service clones from
-// now, "" for a service that clones from none.
-func (e *Engine) goldenKey(w *world, rec *registry.Worktree, svc *config.Service, coords map[string]string) (golden.Key, error) {
-	admin := w.render(svc.AdminURL, svc.Name, coords)
-	envSum := golden.EnvSum(golden.TemplateEnv(svc.Env, svc.Name, coords))
-	return golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs, EnvSum: envSum}, rec.Path)
-}
-
 // wanted is cfg as the plan wants it, in start order.
 func (e *Engine) wanted(o *observed) []lifecycle.Service {
 	coords := o.w.coords()
@@ -181,7 +172,7 @@ func (e *Engine) wanted(o *observed) []lifecycle.Service {
 				s.Config = orNoConfig(cfgJSON)
 				s.Migrate = migrateSum(svc, o.rec.Path)
 				if svc.CloneFrom != "" {
-					if k, err := e.goldenKey(o.w, o.rec, svc, coords); err == nil {
+					if k, _, err := goldenKey(o.w, svc, coords); err == nil {
 						s.Golden = k.Sum
 					}
 				}

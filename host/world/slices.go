@@ -368,7 +368,7 @@ func lastLines(lines []string, n int) string {
 func (e *Engine) recordMade(ctx context.Context, w *world, rec *registry.Worktree, svc *config.Service) error {
 	key := ""
 	if svc.CloneFrom != "" {
-		if k, err := e.goldenKey(w, rec, svc, w.coords()); err == nil {
+		if k, _, err := goldenKey(w, svc, w.coords()); err == nil {
 			key = k.Sum
 		}
 	}

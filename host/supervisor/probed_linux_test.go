@@ -182,3 +182,51 @@ func TestMonitorCatchesSilentPort(t *testing.T) {
 		t.Errorf("reason %q; want it to start %q", st.Reason, want)
 	}
 }
+
+// (c) Status never says running before a probe passed: not for a process
+// just started, and not for one a new daemon adopts (it was recorded at
+// its start, before any probe, and may never have answered, or have
+// stopped answering while no daemon watched).
+func TestRunningOnlyAfterAProbePassed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	recA, recB := newRecorder(), newRecorder()
+	a := newSup(t, recA, Options{HealthEvery: 10 * time.Millisecond})
+	port := freePort(t)
+	spec := portSpec(w, "api", port) // listens once the file "go" exists
+	if err := a.Start(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	recA.waitEvent(t, EventStarted, spec.Key, 1)
+	if st, _ := a.State(spec.Key); st.State != state.ServiceStarting {
+		t.Fatalf("state %s before its port answers; want starting", st.State)
+	}
+	recA.mu.Lock()
+	record := recA.started[0]
+	recA.mu.Unlock()
+	a.Shutdown() // the daemon exits; the process lives on, still silent
+
+	b := newSup(t, recB, Options{HealthEvery: 10 * time.Millisecond})
+	done := make(chan struct{})
+	watched := make(chan struct{})
+	go func() { defer close(watched); neverRunningOn(t, b, spec.Key, port, done) }()
+	res := b.Adopt(context.Background(), []Record{record})
+	if len(res) != 1 || res[0].Outcome != AdoptAdopted {
+		t.Fatalf("Adopt = %+v; want adopted", res)
+	}
+	st, _ := b.State(spec.Key)
+	close(done)
+	<-watched
+	if st.State != state.ServiceStarting || st.Pid != record.Pid {
+		t.Fatalf("adopted: state %s pid %d before its port answers; want starting, pid %d", st.State, st.Pid, record.Pid)
+	}
+	goFile(t, w)
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	if err := b.WaitHealthy(ctx, spec.Key); err != nil {
+		t.Fatalf("WaitHealthy once the adopted process listens = %v", err)
+	}
+	if st, _ := b.State(spec.Key); st.State != state.ServiceRunning || st.Port != port {
+		t.Errorf("state %s port %d once probed; want running on %d", st.State, st.Port, port)
+	}
+}

@@ -1,0 +1,86 @@
+//go:build !windows
+
+package world
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/state"
+	"github.com/binkyhq/binky/internal/gittest"
+)
+
+// portWorld has two cmd services with a port each, no probe.
+const portWorld = `
+[project]
+name = "fx"
+port_range = PORTRANGE
+
+[services.a]
+cmd   = 'exec sleep 100711'
+ports = ["http"]
+
+[services.b]
+cmd   = 'exec sleep 100712'
+ports = ["http"]
+`
+
+func serviceOf(t *testing.T, w *api.World, name string) api.Service {
+	t.Helper()
+	for _, sv := range w.Services {
+		if sv.Name == name {
+			return sv
+		}
+	}
+	t.Fatalf("status has no service %s: %+v", name, w.Services)
+	return api.Service{}
+}
+
+// Issue 39, repro 1's last sentence: the recorded port of a running
+// service moved while its process kept the port it was started with, and
+// status said running. Status compares the port the supervisor started
+// the process with against the record: unhealthy, naming both ports and
+// the fix.
+func TestStatusNamesPortMovedUnderRunningService(t *testing.T) {
+	gittest.Isolate(t)
+	f := newFixture(t, portWorld)
+	ctx := context.Background()
+	if _, err := f.up(ctx, f.upArgs()); err != nil {
+		t.Fatalf("up: %v\n%s", err, f.said)
+	}
+	rec := f.record()
+	sv, err := f.reg.Service(ctx, rec.ID, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := sv.Ports["http"]
+	moved := started + 40 // inside the test's range, away from the block
+	sv.Ports = map[string]int{"http": moved}
+	sv.State = ""
+	if err := f.reg.UpsertService(ctx, sv); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.e.Status(ctx, api.StatusArgs{WorldRef: f.ref()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.Worlds[0]
+	a := serviceOf(t, &w, "a")
+	if a.State != state.ServiceUnhealthy {
+		t.Errorf("a: state %s on recorded port %d while its process runs on %d; want unhealthy", a.State, a.Port, started)
+	}
+	for _, want := range []string{strconv.Itoa(started), strconv.Itoa(moved), "binky restart"} {
+		if !strings.Contains(a.Reason, want) {
+			t.Errorf("a: reason %q; want it to name %s", a.Reason, want)
+		}
+	}
+	if b := serviceOf(t, &w, "b"); b.State != state.ServiceRunning || b.Reason != "" {
+		t.Errorf("b: state %s (%q); want running", b.State, b.Reason)
+	}
+	if w.State != state.WorldDegraded {
+		t.Errorf("world %s (%s); want degraded", w.State, w.Reason)
+	}
+}

@@ -23,7 +23,7 @@ var (
 	// ErrPortChanged: Start was asked to run a service on another port (or
 	// probe it at another address) than its running process was started
 	// with. A running process never moves; only a restart moves it.
-	ErrPortChanged = errors.New("a running service moves to another port only by a restart")
+	ErrPortChanged = errors.New("a running service's port or probe address changes only by a restart")
 )
 
 // Options configure a Supervisor. Only Logger matters in production; the

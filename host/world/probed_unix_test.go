@@ -4,6 +4,7 @@ package world
 
 import (
 	"context"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,5 +83,42 @@ func TestStatusNamesPortMovedUnderRunningService(t *testing.T) {
 	}
 	if w.State != state.WorldDegraded {
 		t.Errorf("world %s (%s); want degraded", w.State, w.Reason)
+	}
+}
+
+// Issue 39, repro 1 as a user meets it: a third service is added while
+// the port after the world's block is taken, so the block moves. Whatever
+// up does about it, no service may be reported running on a recorded port
+// its process was not started with (main said "healthy a" and status
+// "running" on a port nothing listened on).
+func TestUpAfterBlockMovesNeverVouchesForOldPort(t *testing.T) {
+	gittest.Isolate(t)
+	f := newFixture(t, portWorld)
+	ctx := context.Background()
+	w, err := f.up(ctx, f.upArgs())
+	if err != nil {
+		t.Fatalf("up: %v\n%s", err, f.said)
+	}
+	next := w.Ports[1] + 1
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(next))
+	if err != nil {
+		t.Fatalf("hold port %d after the block %v: %v", next, w.Ports, err)
+	}
+	defer ln.Close()
+	f.editConfig(`[services.b]`, "[services.c]\ncmd   = 'exec sleep 100713'\nports = [\"http\"]\n\n[services.b]")
+	_, err = f.up(ctx, f.upArgs())
+	t.Logf("second up: %v\n%s", err, f.said)
+	res, serr := f.e.Status(ctx, api.StatusArgs{WorldRef: f.ref()})
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	if got := res.Worlds[0].Ports; got == w.Ports {
+		t.Logf("the block stayed at %v", got)
+	}
+	for _, sv := range res.Worlds[0].Services {
+		st, _ := f.e.sup.State(f.e.SupKey("fx", f.record().Name, sv.Name))
+		if sv.State == state.ServiceRunning && st.Port != sv.Port {
+			t.Errorf("%s: status says running on recorded port %d; its process (pid %d) was started on %d", sv.Name, sv.Port, st.Pid, st.Port)
+		}
 	}
 }

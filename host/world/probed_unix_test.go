@@ -108,17 +108,39 @@ func TestUpAfterBlockMovesNeverVouchesForOldPort(t *testing.T) {
 	f.editConfig(`[services.b]`, "[services.c]\ncmd   = 'exec sleep 100713'\nports = [\"http\"]\n\n[services.b]")
 	_, err = f.up(ctx, f.upArgs())
 	t.Logf("second up: %v\n%s", err, f.said)
-	res, serr := f.e.Status(ctx, api.StatusArgs{WorldRef: f.ref()})
-	if serr != nil {
-		t.Fatal(serr)
+	res, err := f.e.Status(ctx, api.StatusArgs{WorldRef: f.ref()})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if got := res.Worlds[0].Ports; got == w.Ports {
 		t.Logf("the block stayed at %v", got)
 	}
+	f.wantStartedOnRecorded(res.Worlds[0])
+
+	// What the refusal tells the user to do works: restart moves it.
+	if _, err := f.restart(ctx, api.RestartArgs{WorldRef: f.ref()}); err != nil {
+		t.Fatalf("restart: %v\n%s", err, f.said)
+	}
+	res, err = f.e.Status(ctx, api.StatusArgs{WorldRef: f.ref()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, sv := range res.Worlds[0].Services {
-		st, _ := f.e.sup.State(f.e.SupKey("fx", f.record().Name, sv.Name))
+		if sv.State != state.ServiceRunning {
+			t.Errorf("%s after restart: %s (%s); want running", sv.Name, sv.State, sv.Reason)
+		}
+	}
+	f.wantStartedOnRecorded(res.Worlds[0])
+}
+
+// wantStartedOnRecorded fails for a service w reports running on a
+// recorded port its process was not started with.
+func (f *fixture) wantStartedOnRecorded(w api.World) {
+	f.t.Helper()
+	for _, sv := range w.Services {
+		st, _ := f.e.sup.State(f.e.SupKey(w.Project, w.Worktree, sv.Name))
 		if sv.State == state.ServiceRunning && st.Port != sv.Port {
-			t.Errorf("%s: status says running on recorded port %d; its process (pid %d) was started on %d", sv.Name, sv.Port, st.Pid, st.Port)
+			f.t.Errorf("%s: status says running on recorded port %d; its process (pid %d) was started on %d", sv.Name, sv.Port, st.Pid, st.Port)
 		}
 	}
 }

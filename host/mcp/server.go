@@ -371,8 +371,12 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 		}
 		failure = ae.Message
 	}
+	name := a.Worktree
+	if name == "" {
+		name = s.hereName(ctx, a.Repo, a.Project)
+	}
 	res := VerifyResult{
-		Worktree: a.Worktree, Passed: v.Passed && err == nil, Commit: v.Commit, Dirty: v.Dirty,
+		Worktree: name, Passed: v.Passed && err == nil, Commit: v.Commit, Dirty: v.Dirty,
 		At: v.At, Duration: v.Duration, Checks: []CheckResult{}, Error: failure,
 	}
 	limit := tailLimit(len(v.Checks))

@@ -222,6 +222,10 @@ func TestUpConverges(t *testing.T) {
 			if _, err := upOp(ctx, f); err != nil {
 				t.Fatalf("up after the edit: %v\n%s", err, f.said)
 			}
+			// Apply does what the plan says and nothing else: the slice is
+			// kept in each edit, so its adapter is asked to check it (and
+			// hand it its config), never to make or drop it.
+			f.wantCalls("provision cv_feat", "resolve cv_feat")
 			after := f.pids()
 			for name, pid := range before {
 				_, gone := after[name]
@@ -321,4 +325,74 @@ func (f *fixture) holdPort(port int) {
 		f.t.Fatalf("hold port %d: %v", port, err)
 	}
 	f.t.Cleanup(func() { l.Close() })
+}
+
+// cloneWorld is a world whose slice is cloned from a golden template
+// built by a migrate that reads migrations/.
+const cloneWorld = `
+[project]
+name = "gk"
+port_range = PORTRANGE
+
+[services.db]
+adapter    = "fake"
+clone_from = "main"
+migrate    = 'echo run >> "$HOLD/migrate-runs"'
+inputs     = ["migrations/**"]
+
+[services.api]
+cmd        = 'exec sleep 100715'
+depends_on = ["db"]
+env        = { DB = "${db.url}" }
+`
+
+// TestStaleGoldenKeyNamedAndReset: after a merge that adds a migration,
+// up names the template as stale and migrates the slice in place; reset
+// clones it from a template built for the current key, re-runs a setup
+// whose inputs changed, and the stale note is gone (issue 39 repro 4).
+func TestStaleGoldenKeyNamedAndReset(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	f := newFixture(t, cloneWorld)
+	if err := os.MkdirAll(filepath.Join(f.wt, "migrations"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.write(filepath.Join(f.wt, "migrations", "001.sql"), "create table t (id int);\n")
+	upFirst(t, f)
+	f.write(filepath.Join(f.wt, "migrations", "002.sql"), "alter table t add c int;\n")
+
+	dry, err := f.up(ctx, api.UpArgs{Dir: f.wt, Env: f.env, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(dry.Plan.Lines(), "\n")
+	for _, want := range []string{"migrate   db: its migrate command or inputs changed", "stale     db: golden key changed (template ", "restart   api: it depends on db"} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("up --dry-run does not say %q:\n%s", want, lines)
+		}
+	}
+	if _, err := upOp(ctx, f); err != nil {
+		t.Fatalf("up: %v\n%s", err, f.said)
+	}
+	f.fa.takeCalls()
+	if _, err := f.reset(ctx, api.ResetArgs{WorldRef: f.ref()}); err != nil {
+		t.Fatalf("reset: %v\n%s", err, f.said)
+	}
+	calls := f.fa.takeCalls()
+	t.Logf("reset calls: %v", calls)
+	var built, cloned bool
+	for _, c := range calls {
+		built = built || c.Verb == "provision" && strings.HasPrefix(c.Slice, "gk_golden_main_")
+		cloned = cloned || c.Verb == "clone"
+	}
+	if !built || !cloned {
+		t.Errorf("reset built a template %v, cloned %v; want a template built for the new key and the slice cloned from it", built, cloned)
+	}
+	after, err := f.up(ctx, api.UpArgs{Dir: f.wt, Env: f.env, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := strings.Join(after.Plan.Lines(), "\n"); strings.Contains(l, "stale") || !after.Noop {
+		t.Errorf("after reset, up --dry-run says:\n%s\nwant nothing to do", l)
+	}
 }

@@ -46,7 +46,7 @@ func randomWorld(r *rand.Rand) string {
 		case 2:
 			b.WriteString("ports = [\"http\", \"admin\"]\n")
 		case 3:
-			fmt.Fprintf(&b, "url = %q\n", name)
+			fmt.Fprintf(&b, "url = %q\nhealth = { exec = \"true\" }\n", name)
 		}
 		deps := []string{}
 		if r.IntN(2) == 0 {

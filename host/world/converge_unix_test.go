@@ -41,6 +41,7 @@ cmd        = 'exec sleep 100711'
 url        = "api"
 depends_on = ["db"]
 env        = { DB = "${db.url}" }
+health     = { exec = "true" }
 
 [services.web]
 cmd        = 'exec sleep 100712'

@@ -55,9 +55,6 @@ type Options struct {
 	// NoCgroups tracks world processes by process group and marker only,
 	// never by cgroup (BINKY_NO_CGROUPS).
 	NoCgroups bool
-	// Pprof is the loopback host:port that serves Go's profiler in a
-	// daemon built with -tags pprof (BINKY_PPROF); "" serves none.
-	Pprof string
 	// PressureFile is a JSON file admission reads its pressure from
 	// instead of /proc and statfs (BINKY_TEST_PRESSURE; docs/admission.md,
 	// "Testing"); "" reads the machine.
@@ -198,7 +195,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.newEngine()
 	defer d.w.Shutdown()
 
-	d.startPprof(ctx)
 	d.startProxy(ctx)
 	go d.routeLoop(ctx)
 	d.w.Reconcile(ctx)

@@ -213,7 +213,7 @@ func (d *Daemon) recordHomeID(ctx context.Context) error {
 	if d.homeID, err = d.reg.HomeID(ctx); err != nil {
 		return err
 	}
-	if err := writeHomeID(d.home, d.homeID); err != nil {
+	if err := ports.WriteHomeID(d.home, d.homeID); err != nil {
 		if !d.tolerate("record the home id", err) {
 			return err
 		}

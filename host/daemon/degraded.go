@@ -11,6 +11,7 @@ import (
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/events"
+	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/registry"
 )
 
@@ -158,7 +159,7 @@ func (d *Daemon) finishStart(ctx context.Context) error {
 	homeID := d.deg.homeID
 	d.deg.mu.Unlock()
 	if homeID {
-		if err := writeHomeID(d.home, d.homeID); err != nil {
+		if err := ports.WriteHomeID(d.home, d.homeID); err != nil {
 			return err
 		}
 		d.deg.mu.Lock()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/binkyhq/binky/host/certs"
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/proxy"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/state"
@@ -33,7 +34,7 @@ func (d *Daemon) startProxy(ctx context.Context) {
 		Certs:     cm,
 		Dashboard: d.dashboardHandler(),
 		Waker:     waker{d},
-		Holder:    addrHolder,
+		Holder:    ports.AddrHolder,
 	})
 	if err := p.Start(ctx); err != nil {
 		d.log.Warn("proxy not started; services stay reachable on their ports", "error", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -106,7 +105,7 @@ func New(opts Options) *Daemon {
 	log := opts.Logger
 	if log == nil {
 		// daemon.log: every entry redacted as it is written.
-		log = hclog.New(&hclog.LoggerOptions{Name: "binkyd", Output: redactedOutput{red, os.Stderr}, Level: hclog.Info})
+		log = hclog.New(&hclog.LoggerOptions{Name: "binkyd", Output: red.Entries(os.Stderr), Level: hclog.Info})
 	}
 	d := &Daemon{
 		opts:      opts,
@@ -298,92 +297,18 @@ func (d *Daemon) serveAPI(ctx context.Context) error {
 	return nil
 }
 
-// startTrim hands back, once the daemon has been quiet for TrimAfter, the
-// memory its start and its last burst of work touched and no longer use
-// (host/memtrim): most of an idle daemon's resident set is its own binary
-// image, mapped page by fault-around page.
+// startTrim hands back memory once the daemon has been quiet for
+// TrimAfter (host/memtrim), pacing the heap while the proxy is busy.
 func (d *Daemon) startTrim(ctx context.Context) {
-	if d.proxy != nil {
-		// While the proxy is busy the heap may hold more garbage: fewer
-		// collections, a shorter latency tail (memtrim.Pacer).
-		pacer := &memtrim.Pacer{Count: d.proxy.Served}
-		go pacer.Run(ctx.Done())
-	}
 	after := d.opts.TrimAfter
-	if after < 0 {
-		return
-	}
 	if after == 0 {
 		after = DefaultTrimAfter
 	}
-	var proxyLast func() time.Time
+	var busy memtrim.Busy
 	if d.proxy != nil {
-		proxyLast = d.proxy.LastRequest
+		busy = d.proxy
 	}
-	d.idle = memtrim.NewIdle(after, func() {
-		r, err := memtrim.Trim()
-		if err != nil {
-			d.log.Warn("trim memory", "error", err)
-			return
-		}
-		d.log.Debug("trimmed memory", "mappings", r.Mappings, "image_bytes", r.ImageBytes, "took", r.Took)
-	}, proxyLast)
-	go d.idle.Run(ctx.Done())
-}
-
-// listenSocket listens on the daemon's socket path, 0600. We hold the
-// lock, so whatever is at the path is stale and is removed first.
-func listenSocket(sock string) (net.Listener, error) {
-	os.Remove(sock)
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", sock, err)
-	}
-	if err := os.Chmod(sock, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("chmod %s: %w", sock, err)
-	}
-	// Closing a listener must not unlink the path: by then it may be the
-	// socket of the listener that replaced it (keepSocket). Run removes
-	// the path itself when it stops.
-	if ul, ok := ln.(*net.UnixListener); ok {
-		ul.SetUnlinkOnClose(false)
-	}
-	return ln, nil
-}
-
-// keepSocket keeps the socket path reaching this daemon until ctx ends,
-// then closes the listener. A daemon.sock deleted (a temp cleaner, a
-// careless rm) or replaced under a running daemon would leave every CLI
-// call finding no daemon and then failing to start one (the lock is ours):
-// so every interval the path is checked, and listened on again when it is
-// no longer the socket we made.
-func (d *Daemon) keepSocket(ctx context.Context, sock string, ln net.Listener, serveOn func(net.Listener), every time.Duration) {
-	cur := ln
-	made, _ := os.Lstat(sock)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			cur.Close()
-			return
-		case <-t.C:
-		}
-		if now, err := os.Lstat(sock); err == nil && made != nil && os.SameFile(made, now) {
-			continue
-		}
-		nl, err := listenSocket(sock)
-		if err != nil {
-			d.log.Warn("daemon.sock is gone and cannot be made again", "error", err)
-			continue
-		}
-		made, _ = os.Lstat(sock)
-		d.log.Warn("daemon.sock was removed or replaced; listening on it again", "path", sock)
-		serveOn(nl)
-		cur.Close()
-		cur = nl
-	}
+	d.idle = memtrim.Start(ctx.Done(), after, busy, d.log)
 }
 
 // emit writes an event; a failure to log is logged, never fatal. A
@@ -410,19 +335,6 @@ func (d *Daemon) opStop(ctx context.Context, _ json.RawMessage, _ *stream) (any,
 		d.stop()
 	}()
 	return struct{}{}, nil
-}
-
-// redactedOutput redacts each write (hclog writes one entry per call).
-type redactedOutput struct {
-	r *redact.Redactor
-	w io.Writer
-}
-
-func (o redactedOutput) Write(p []byte) (int, error) {
-	if _, err := o.w.Write(o.r.Bytes(p)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // openCgroups opens the cgroups that track each world's processes, named

@@ -16,6 +16,7 @@ import (
 	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/degraded"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/memtrim"
 	"github.com/binkyhq/binky/host/ports"
@@ -79,7 +80,7 @@ type Daemon struct {
 	redact    *redact.Redactor
 	events    atomic.Pointer[events.Log] // nil while a degraded start could not open events.log
 	reg       *registry.Registry
-	deg       degradedMode // the home takes no new data (degraded.go)
+	deg       *degraded.Mode // the home takes no new data (host/degraded)
 	ports     *ports.Allocator
 	adapter   *adapter.Host
 	cgroups   *supervisor.Cgroups // nil: processes tracked by group and marker only
@@ -169,14 +170,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.started = time.Now()
 
 	// On a home that takes no new data the registry opens read-only and
-	// the daemon runs degraded (degraded.go): it still re-adopts and
+	// the daemon runs degraded (host/degraded): it still re-adopts and
 	// supervises its worlds, and skips the writes below until there is
 	// room.
 	if d.reg, err = registry.Open(ctx, filepath.Join(d.home, "binky.db")); err != nil {
 		return err
 	}
 	defer d.reg.Close()
-	d.startDegraded()
+	d.deg = degraded.New(d.home, d.reg, (*startFinisher)(d), d.log)
+	d.deg.Start()
 	if err := d.recordHomeID(ctx); err != nil {
 		return err
 	}
@@ -200,7 +202,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.startAdmission(ctx)
 	d.w.SetAdmission(d.adm)
 	d.startTrim(ctx)
-	go d.degradedLoop(ctx)
+	go d.deg.Run(ctx)
 
 	return d.serveAPI(ctx)
 }
@@ -212,20 +214,14 @@ func (d *Daemon) recordHomeID(ctx context.Context) error {
 	if d.homeID, err = d.reg.HomeID(ctx); err != nil {
 		return err
 	}
-	if err := ports.WriteHomeID(d.home, d.homeID); err != nil {
-		if !d.tolerate("record the home id", err) {
-			return err
-		}
-		d.deg.homeID = true
-	}
-	return nil
+	return d.deg.HomeID(d.homeID)
 }
 
 // openEvents opens events.log; a degraded home runs without it.
 func (d *Daemon) openEvents() error {
 	if l, err := events.Open(filepath.Join(d.home, "events.log"), d.redact); err == nil {
 		d.events.Store(l)
-	} else if !d.tolerate("open the event log", err) {
+	} else if !d.deg.Tolerate("open the event log", err) {
 		return err
 	}
 	return nil
@@ -319,7 +315,7 @@ func (d *Daemon) emit(e events.Event) {
 		return
 	}
 	if err := l.Emit(e); err != nil {
-		if why, _ := d.degraded(); why == nil {
+		if why, _ := d.deg.Degraded(); why == nil {
 			d.log.Warn("write event", "event", e.Event, "error", err)
 		}
 	}

@@ -24,7 +24,7 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 	if d.proxy != nil {
 		res.Proxy = &api.ProxyInfo{Port: d.proxy.Port(), URL: d.proxy.URL(d.proxy.DashboardHost()), Note: d.proxy.Note()}
 	}
-	d.degradedStatus(ctx, res)
+	res.Degraded = d.deg.Status(ctx)
 	sort.SliceStable(res.Worlds, func(i, j int) bool {
 		if res.Worlds[i].Project != res.Worlds[j].Project {
 			return res.Worlds[i].Project < res.Worlds[j].Project

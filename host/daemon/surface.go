@@ -25,9 +25,6 @@ func (d *engineRoutes) RefreshAsync()               { (*Daemon)(d).refreshRoutes
 func (d *engineRoutes) URLFor(cfg *config.Config) func(string) string {
 	return (*Daemon)(d).urlFor(cfg)
 }
-func (d *engineRoutes) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
-	return (*Daemon)(d).hostOf(cfg, rec)
-}
 
 // engineAdmission is the daemon's admission queue.
 type engineAdmission Daemon

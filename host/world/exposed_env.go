@@ -19,7 +19,7 @@ func (e *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvRe
 	}
 	lo, _, _ := e.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
+	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: e.routes.URLFor(cfg), hostOf: e.hostOf(cfg, rec)}
 	svcs, err := e.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return res, err

@@ -12,7 +12,6 @@ import (
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/sdk"
-	"github.com/binkyhq/binky/sdk/names"
 )
 
 // adapterCall is one call the engine made on the fake adapter host.
@@ -196,10 +195,6 @@ func (d *fakeDaemon) RefreshAsync()           { d.mu.Lock(); d.routes++; d.mu.Un
 
 func (d *fakeDaemon) URLFor(*config.Config) func(string) string {
 	return func(host string) string { return "http://" + host }
-}
-
-func (d *fakeDaemon) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
-	return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
 }
 
 func (d *fakeDaemon) Admit(_ context.Context, _ Progress, _ *config.Config, w *registry.Worktree, _ bool) error {

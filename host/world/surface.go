@@ -6,7 +6,6 @@ import (
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/registry"
-	"github.com/binkyhq/binky/sdk/names"
 )
 
 // The engine's consumer interfaces: what it needs from the daemon that is
@@ -27,10 +26,9 @@ type Routes interface {
 	Refresh(ctx context.Context)
 	RefreshAsync()
 	// URLFor maps a hostname of cfg's project onto the URL that reaches
-	// it; HostOf maps a service of the recorded world rec onto its
-	// proxied hostname.
+	// it. The hostnames are the engine's (names.Host), as is the table
+	// (Engine.Routes).
 	URLFor(cfg *config.Config) func(host string) string
-	HostOf(cfg *config.Config, rec *registry.Worktree) func(svc string) string
 }
 
 // Admission is the queue an up waits in.
@@ -69,9 +67,6 @@ func (NoRoutes) Refresh(context.Context) {}
 func (NoRoutes) RefreshAsync()           {}
 func (NoRoutes) URLFor(*config.Config) func(string) string {
 	return func(host string) string { return "http://" + host }
-}
-func (NoRoutes) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
-	return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
 }
 
 // NoAdmission admits every world at once.

@@ -125,7 +125,7 @@ func (e *Engine) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *
 	lo, _, _ := e.ports.Block(ctx, rec.Project, rec.Name)
 	plan, _ := portPlan(cfg, lo)
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
-		env: envVals, caller: caller, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
+		env: envVals, caller: caller, proxyURL: e.routes.URLFor(cfg), hostOf: e.hostOf(cfg, rec)}
 	svcs, err := e.reg.Services(ctx, rec.ID)
 	if err != nil {
 		return nil, err

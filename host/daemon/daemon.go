@@ -86,10 +86,6 @@ type Daemon struct {
 	cgroups   *supervisor.Cgroups // nil: processes tracked by group and marker only
 	proxy     *proxy.Proxy
 	adm       *admission.Controller // the admission queue (admission.go)
-	limits    machineLimits
-	admOff    bool               // Options.AdmissionOff: the benchmark's baseline
-	admQueue  *admission.Journal // the queued worlds, recorded (admission.go)
-	admSrc    admission.Source   // where pressure is read
 	routeKick chan struct{}
 	started   time.Time
 	idle      *memtrim.Idle // nil: never trims
@@ -129,7 +125,7 @@ func New(opts Options) *Daemon {
 		api.OpReset:   d.writing(op(d, (*world.Engine).Reset), nil),
 		api.OpRestart: d.writing(op(d, (*world.Engine).Restart), nil),
 		api.OpGolden:  d.writing(op(d, (*world.Engine).Golden), goldenWrites),
-		api.OpReserve: d.writing(d.opReserve, reserveWrites),
+		api.OpReserve: d.writing(op(d, (*world.Engine).Reserve), reserveWrites),
 		api.OpRun:     d.writing(op(d, (*world.Engine).Run), nil),
 	}
 	return d
@@ -200,7 +196,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.routeLoop(ctx)
 	d.w.Reconcile(ctx)
 	d.startAdmission(ctx)
-	d.w.SetAdmission(d.adm)
 	d.startTrim(ctx)
 	go d.deg.Run(ctx)
 
@@ -261,7 +256,7 @@ func (d *Daemon) newEngine() {
 		Home: d.home, HomeID: d.homeID, Logger: d.log, Redact: d.redact,
 		Registry: d.reg, Ports: d.ports, Adapters: world.HostAdapters(d.adapter), Cgroups: d.cgroups,
 		HealthEvery: d.opts.HealthEvery, AdmissionOff: d.opts.AdmissionOff,
-		Events: (*engineEvents)(d), Routes: (*engineRoutes)(d), Admission: (*engineAdmission)(d),
+		Events: (*engineEvents)(d), Routes: (*engineRoutes)(d),
 	})
 }
 

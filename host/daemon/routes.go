@@ -29,7 +29,7 @@ func (d *Daemon) startProxy(ctx context.Context) {
 		TLSAddr:   d.opts.ProxyTLSAddr,
 		Certs:     cm,
 		Dashboard: d.dashboardHandler(),
-		Waker:     waker{d},
+		Waker:     d.w.Waker(),
 		Holder:    ports.AddrHolder,
 	})
 	if err := p.Start(ctx); err != nil {

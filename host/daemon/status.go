@@ -20,7 +20,9 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 	if err != nil {
 		return nil, err
 	}
-	d.admissionStatus(res, a.Name == "")
+	if d.adm != nil {
+		d.adm.AddStatus(res, a.Name == "")
+	}
 	if d.proxy != nil {
 		res.Proxy = &api.ProxyInfo{Port: d.proxy.Port(), URL: d.proxy.URL(d.proxy.DashboardHost()), Note: d.proxy.Note()}
 	}

@@ -14,7 +14,7 @@ import (
 type memSettings map[string]string
 
 func (m memSettings) Settings(context.Context) (map[string]string, error) { return m, nil }
-func (m memSettings) SetSetting(_ context.Context, k, v string) error   { m[k] = v; return nil }
+func (m memSettings) SetSetting(_ context.Context, k, v string) error     { m[k] = v; return nil }
 
 // TestBoundsReserve: binky reserve refuses a bound out of range before
 // writing anything, records the ones given, and reports every bound with

@@ -46,7 +46,7 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	// RAM and disk), or resume the world if it is suspended. An up that
 	// fails gives its place back.
 	queued := &registry.Worktree{Project: project, Name: wtName, Branch: t.wt.Branch, Path: t.wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
-	if err := e.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
+	if err := e.admit(ctx, s, cfg, queued, a.NoWait); err != nil {
 		return nil, err
 	}
 	key := Key(project, wtName)
@@ -56,7 +56,7 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 		}
 		e.adm.Done(key)
 		if retErr != nil {
-			e.admission.Released(project, wtName)
+			e.released(project, wtName)
 		}
 	}()
 

@@ -104,7 +104,7 @@ func (p *Postgres) clone(ctx context.Context, s *slice, t *sdk.Target, src strin
 		return "", err
 	}
 	if s.cfg.ownerRole {
-		err = p.ensureRole(ctx, s.srv, s.db, t.Slice)
+		err = p.ensureRole(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases)
 		if err == nil {
 			err = p.handOver(ctx, s, src, s.db)
 		}

@@ -77,6 +77,7 @@ func (p *Postgres) serverVersion(ctx context.Context, s *server) (int, error) {
 type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 // ident quotes an identifier for SQL; names are never pasted.

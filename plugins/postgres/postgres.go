@@ -103,7 +103,7 @@ func (p *Postgres) provision(ctx context.Context, s *slice, t *sdk.Target) (bool
 	if !s.cfg.ownerRole {
 		return existed, nil
 	}
-	if err := p.ensureRole(ctx, s.srv, s.db, t.Slice); err != nil {
+	if err := p.ensureRole(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases); err != nil {
 		return false, err
 	}
 	return existed, fence(ctx, s.srv.pool, s.db, s.db)
@@ -200,7 +200,8 @@ func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.R
 	return res, nil
 }
 
-// Destroy drops the slice's database, then its role if binky made it. A
+// Destroy drops the slice's database, its test databases (testdb.go),
+// then its role if binky made it. A
 // slice already gone is fine; one another home claimed is refused with
 // code conflict and left whole, role included.
 func (p *Postgres) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
@@ -222,6 +223,9 @@ func (p *Postgres) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.D
 		return nil, fail(op, req.AdminURL, err)
 	}
 	if err := dropDatabase(ctx, conn, v, s.db); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	if err := dropTestDatabases(ctx, conn, v, s.db, s.cfg.testDatabases); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	if err := dropRole(ctx, conn, s.db); err != nil {

@@ -44,6 +44,11 @@ func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 	if err := clone(ctx, st, s, &req.Target, names.MySQL(req.Source)); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
+	if s.cfg.ownerUser {
+		if _, err := m.ensureUser(ctx, s.srv, s.db, req.Slice, s.cfg.testDatabases); err != nil {
+			return nil, fail(op, req.AdminURL, err)
+		}
+	}
 	return &sdk.CloneResponse{Method: MethodTableCopy}, nil
 }
 

@@ -142,7 +142,46 @@ func adapterBinary(t *testing.T) string {
 	return adaptertest.Binary(t, "binky-adapter-mysql")
 }
 
+// TestMain drops the binky database (the owner_user secret) when this
+// run made it.
 func TestMain(m *testing.M) {
+	had := secretDatabase()
 	code := m.Run()
+	if had == 0 && secretDatabase() == 1 {
+		if db := openAdmin(); db != nil {
+			_, _ = db.Exec("DROP DATABASE IF EXISTS binky")
+			db.Close()
+		}
+	}
 	os.Exit(code)
+}
+
+// openAdmin is a pool on the admin connection, or nil.
+func openAdmin() *sql.DB {
+	a, err := parseAdmin(adminFromEnv())
+	if err != nil {
+		return nil
+	}
+	db, err := sql.Open("mysql", a.cfg.FormatDSN())
+	if err != nil {
+		return nil
+	}
+	return db
+}
+
+// secretDatabase is 1 when the server has the binky database, 0 when
+// not, -1 when it cannot say.
+func secretDatabase() int {
+	db := openAdmin()
+	if db == nil {
+		return -1
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang
+	defer cancel()
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'binky'").Scan(&n); err != nil {
+		return -1
+	}
+	return n
 }

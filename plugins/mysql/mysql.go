@@ -88,6 +88,11 @@ func (m *MySQL) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
+	if s.cfg.ownerUser {
+		if _, err := m.ensureUser(ctx, s.srv, s.db, req.Slice, s.cfg.testDatabases); err != nil {
+			return nil, fail(op, req.AdminURL, err)
+		}
+	}
 	return sdk.Provisioned(existed), nil
 }
 
@@ -143,7 +148,8 @@ func provision(ctx context.Context, q queryer, st claimStore, s *slice, t *sdk.T
 }
 
 // Resolve answers mysql://user:password@host:port/<database> with the
-// admin credentials (in config.scheme when set), and values "database",
+// admin credentials, or with owner_user the slice user's (whose password
+// it sets again, so a lost secret heals), in config.scheme when set, and values "database",
 // "dsn" and the connection parts (see resolve). A database another
 // home claimed is refused with code conflict.
 func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
@@ -161,10 +167,19 @@ func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 			return nil, fail(op, req.AdminURL, err)
 		}
 	}
-	return s.srv.admin.resolve(s.db, s.cfg), nil
+	if !s.cfg.ownerUser {
+		return s.srv.admin.resolve(s.db, s.cfg), nil
+	}
+	pw, err := m.ensureUser(ctx, s.srv, s.db, req.Slice, s.cfg.testDatabases)
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	return s.srv.admin.as(userName(s.db), pw).resolve(s.db, s.cfg), nil
 }
 
-// Destroy drops the slice's database. One already gone is fine; one
+// Destroy drops the slice's database, with test_databases its test
+// databases (testdb.go), and its user (owner_user) if it has one. One
+// already gone is fine; one
 // another home claimed is refused with code conflict and left whole.
 func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy mysql slice %q", req.Slice)
@@ -186,6 +201,16 @@ func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 	}
 	if _, err := conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+s.q); err != nil {
 		return nil, fail(op, req.AdminURL, fmt.Errorf("drop database %s: %w", s.q, err))
+	}
+	if s.cfg.testDatabases {
+		if err := dropTestDatabases(ctx, conn, st, s.db); err != nil {
+			return nil, fail(op, req.AdminURL, err)
+		}
+	}
+	if s.cfg.ownerUser {
+		if err := dropUser(ctx, conn, s.db); err != nil {
+			return nil, fail(op, req.AdminURL, err)
+		}
 	}
 	return &sdk.DestroyResponse{}, nil
 }

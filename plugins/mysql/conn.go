@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -91,6 +92,10 @@ func fail(op, raw string, err error) error {
 	var se *sdk.Error
 	if errors.As(err, &se) {
 		return &sdk.Error{Code: se.Code, Message: sdk.ScrubAdmin(op+": "+se.Message, raw)}
+	}
+	if serverFull(err) {
+		return &sdk.Error{Code: sdk.CodeUnreachable, Message: sdk.ScrubAdmin(op+": "+err.Error()+
+			fmt.Sprintf(" (the server is full: other clients hold max_connections, or the user its max_user_connections; waited up to %s for a free connection)", fullWaitMax), raw)}
 	}
 	code := classify(err)
 	return &sdk.Error{Code: code, Message: sdk.ScrubAdmin(op+": "+err.Error()+hint(code), raw)}

@@ -18,6 +18,9 @@ const Name = "mysql"
 type MySQL struct {
 	mu      sync.Mutex
 	servers map[string]*server // by admin URL
+	// fullWait, when set, is told of each wait for a full server
+	// (whileFull) before it starts; tests use it.
+	fullWait func(error)
 }
 
 // New returns the adapter. It connects to nothing until a call needs it.
@@ -75,25 +78,39 @@ func (m *MySQL) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	st, err := m.claimStore(ctx, s.srv)
+	var existed bool
+	err = m.whileFull(ctx, func() (err error) {
+		existed, err = m.provisionSlice(ctx, s, &req.Target)
+		return err
+	})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
+	}
+	return sdk.Provisioned(existed), nil
+}
+
+// provisionSlice makes the slice's database exist with t's claim, and
+// with owner_user its user; it reports whether the database existed.
+func (m *MySQL) provisionSlice(ctx context.Context, s *slice, t *sdk.Target) (bool, error) {
+	st, err := m.claimStore(ctx, s.srv)
+	if err != nil {
+		return false, err
 	}
 	conn, err := lockSlice(ctx, s.srv.db, s.db)
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
+		return false, err
 	}
-	defer unlockSlice(ctx, conn, s.db)
-	existed, err := provision(ctx, conn, st, s, &req.Target)
+	existed, err := provision(ctx, conn, st, s, t)
+	unlockSlice(ctx, conn, s.db)
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
+		return false, err
 	}
 	if s.cfg.ownerUser {
-		if _, err := m.ensureUser(ctx, s.srv, s.db, req.Slice, s.cfg.testDatabases); err != nil {
-			return nil, fail(op, req.AdminURL, err)
+		if _, err := m.ensureUser(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases); err != nil {
+			return false, err
 		}
 	}
-	return sdk.Provisioned(existed), nil
+	return existed, nil
 }
 
 // provision, holding the slice's lock on q, refuses a database another
@@ -158,21 +175,33 @@ func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if req.Owner != "" {
+	var res *sdk.ResolveResponse
+	err = m.whileFull(ctx, func() (err error) {
+		res, err = m.resolveSlice(ctx, s, &req.Target)
+		return err
+	})
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	return res, nil
+}
+
+func (m *MySQL) resolveSlice(ctx context.Context, s *slice, t *sdk.Target) (*sdk.ResolveResponse, error) {
+	if t.Owner != "" {
 		st, err := m.claimStore(ctx, s.srv)
 		if err == nil {
-			err = checkClaim(ctx, s.srv.db, st, s, &req.Target)
+			err = checkClaim(ctx, s.srv.db, st, s, t)
 		}
 		if err != nil {
-			return nil, fail(op, req.AdminURL, err)
+			return nil, err
 		}
 	}
 	if !s.cfg.ownerUser {
 		return s.srv.admin.resolve(s.db, s.cfg), nil
 	}
-	pw, err := m.ensureUser(ctx, s.srv, s.db, req.Slice, s.cfg.testDatabases)
+	pw, err := m.ensureUser(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases)
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
+		return nil, err
 	}
 	return s.srv.admin.as(userName(s.db), pw).resolve(s.db, s.cfg), nil
 }
@@ -187,32 +216,37 @@ func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
+	if err := m.whileFull(ctx, func() error { return m.destroy(ctx, s, &req.Target) }); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	return &sdk.DestroyResponse{}, nil
+}
+
+func (m *MySQL) destroy(ctx context.Context, s *slice, t *sdk.Target) error {
 	st, err := m.claimStore(ctx, s.srv)
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
+		return err
 	}
 	conn, err := lockSlice(ctx, s.srv.db, s.db)
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
+		return err
 	}
 	defer unlockSlice(ctx, conn, s.db)
-	if err := checkClaim(ctx, conn, st, s, &req.Target); err != nil {
-		return nil, fail(op, req.AdminURL, err)
+	if err := checkClaim(ctx, conn, st, s, t); err != nil {
+		return err
 	}
 	if _, err := conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+s.q); err != nil {
-		return nil, fail(op, req.AdminURL, fmt.Errorf("drop database %s: %w", s.q, err))
+		return fmt.Errorf("drop database %s: %w", s.q, err)
 	}
 	if s.cfg.testDatabases {
 		if err := dropTestDatabases(ctx, conn, st, s.db); err != nil {
-			return nil, fail(op, req.AdminURL, err)
+			return err
 		}
 	}
 	if s.cfg.ownerUser {
-		if err := dropUser(ctx, conn, s.db); err != nil {
-			return nil, fail(op, req.AdminURL, err)
-		}
+		return dropUser(ctx, conn, s.db)
 	}
-	return &sdk.DestroyResponse{}, nil
+	return nil
 }
 
 // Close closes every pool the adapter opened. sdk.Run does not call it

@@ -53,7 +53,11 @@ func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.Clone
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	method, err := p.clone(ctx, s, &req.Target, names.Postgres(req.Source))
+	var method string
+	err = p.whileFull(ctx, func() (err error) {
+		method, err = p.clone(ctx, s, &req.Target, names.Postgres(req.Source))
+		return err
+	})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}

@@ -126,6 +126,9 @@ func fail(op, raw string, err error) error {
 		return &sdk.Error{Code: se.Code, Message: scrub(op+": "+se.Message, raw)}
 	}
 	msg := scrub(op+": "+err.Error(), raw)
+	if pgCode(err) == codeTooManyConns {
+		return &sdk.Error{Code: sdk.CodeUnreachable, Message: msg + fmt.Sprintf(" (the server is full: other clients hold max_connections, or the role its CONNECTION LIMIT; waited up to %s for a free connection)", fullWaitMax)}
+	}
 	return &sdk.Error{Code: classify(err), Message: msg + hint(classify(err))}
 }
 

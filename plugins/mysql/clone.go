@@ -37,7 +37,7 @@ func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	err = m.whileFull(ctx, func() error {
+	err = m.whileFull(ctx, s.srv, func() error {
 		st, err := m.claimStore(ctx, s.srv)
 		if err != nil {
 			return err

@@ -13,6 +13,9 @@ import (
 	"github.com/binkyhq/binky/sdk"
 )
 
+// maxIdleConns is how many idle connections a pool keeps.
+const maxIdleConns = 2
+
 // server is one admin URL's connection pool. It lives as long as the
 // process.
 type server struct {
@@ -45,8 +48,11 @@ func (m *MySQL) server(raw string) (*server, error) {
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(2)
-	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetMaxIdleConns(maxIdleConns)
+	// An idle connection goes after a couple of seconds: calls of a batch
+	// still reuse it, and an adapter kept alive (the RPC tier) does not
+	// sit on the slots of a shared server that others wait for.
+	db.SetConnMaxIdleTime(2 * time.Second)
 	s := &server{admin: a, db: db}
 	m.servers[raw] = s
 	return s, nil

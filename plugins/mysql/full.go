@@ -37,8 +37,11 @@ func serverFull(err error) bool {
 
 // whileFull runs f until it does not fail because the server is full,
 // waiting 100 ms, doubling to 2 s, between attempts, for fullWaitMax in
-// all at most. The error is f's last.
-func (m *MySQL) whileFull(ctx context.Context, f func() error) error {
+// all at most. The error is f's last. Before each wait it closes the idle
+// connections of srv's pool: an adapter kept alive across a batch (the
+// RPC tier) would otherwise hold slots of the full server while it waits
+// for one, and two such adapters could wait on each other.
+func (m *MySQL) whileFull(ctx context.Context, srv *server, f func() error) error {
 	deadline := time.Now().Add(fullWaitMax)
 	wait := 100 * time.Millisecond
 	for {
@@ -46,6 +49,8 @@ func (m *MySQL) whileFull(ctx context.Context, f func() error) error {
 		if !serverFull(err) || time.Now().Add(wait).After(deadline) {
 			return err
 		}
+		srv.db.SetMaxIdleConns(0) // closes the idle ones
+		srv.db.SetMaxIdleConns(maxIdleConns)
 		if m.fullWait != nil {
 			m.fullWait(err)
 		}

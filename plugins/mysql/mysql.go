@@ -79,7 +79,7 @@ func (m *MySQL) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.
 		return nil, fail(op, req.AdminURL, err)
 	}
 	var existed bool
-	err = m.whileFull(ctx, func() (err error) {
+	err = m.whileFull(ctx, s.srv, func() (err error) {
 		existed, err = m.provisionSlice(ctx, s, &req.Target)
 		return err
 	})
@@ -176,7 +176,7 @@ func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 		return nil, fail(op, req.AdminURL, err)
 	}
 	var res *sdk.ResolveResponse
-	err = m.whileFull(ctx, func() (err error) {
+	err = m.whileFull(ctx, s.srv, func() (err error) {
 		res, err = m.resolveSlice(ctx, s, &req.Target)
 		return err
 	})
@@ -216,7 +216,7 @@ func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if err := m.whileFull(ctx, func() error { return m.destroy(ctx, s, &req.Target) }); err != nil {
+	if err := m.whileFull(ctx, s.srv, func() error { return m.destroy(ctx, s, &req.Target) }); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.DestroyResponse{}, nil

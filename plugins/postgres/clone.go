@@ -54,7 +54,7 @@ func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.Clone
 		return nil, fail(op, req.AdminURL, err)
 	}
 	var method string
-	err = p.whileFull(ctx, func() (err error) {
+	err = p.whileFull(ctx, s.srv, func() (err error) {
 		method, err = p.clone(ctx, s, &req.Target, names.Postgres(req.Source))
 		return err
 	})

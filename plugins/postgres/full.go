@@ -18,8 +18,11 @@ const fullWaitMax = 30 * time.Second
 
 // whileFull runs f until it does not fail because the server is full,
 // waiting 100 ms, doubling to 2 s, between attempts, for fullWaitMax in
-// all at most. The error is f's last.
-func (p *Postgres) whileFull(ctx context.Context, f func() error) error {
+// all at most. The error is f's last. Before each wait it closes the idle
+// connections of srv's pool: an adapter kept alive across a batch (the
+// RPC tier) would otherwise hold slots of the full server while it waits
+// for one, and two such adapters could wait on each other.
+func (p *Postgres) whileFull(ctx context.Context, srv *server, f func() error) error {
 	deadline := time.Now().Add(fullWaitMax)
 	wait := 100 * time.Millisecond
 	for {
@@ -27,6 +30,7 @@ func (p *Postgres) whileFull(ctx context.Context, f func() error) error {
 		if pgCode(err) != codeTooManyConns || time.Now().Add(wait).After(deadline) {
 			return err
 		}
+		srv.pool.Reset()
 		if p.fullWait != nil {
 			p.fullWait(err)
 		}

@@ -2,6 +2,7 @@ package postgresadapter
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/adaptertest"
 )
 
 // TestWaitsForAFullServer: a verb that meets "too many connections"
@@ -89,4 +91,30 @@ func TestFullWaitIsBounded(t *testing.T) {
 	if got := sdk.CodeOf(err); got != sdk.CodeUnreachable {
 		t.Errorf("provision on a server that stays full: code %q (%v); want %q", got, err, sdk.CodeUnreachable)
 	}
+}
+
+// TestTwoSuitesOnAFullServer: two conformance suites at once, against a
+// private server with max_connections = 2, both pass: a call that finds
+// the server full waits for the other suite's connections instead of
+// failing (issue 40: two suites at once exhausted a shared server).
+func TestTwoSuitesOnAFullServer(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the private server is started the Unix way")
+	}
+	admin := privateScramServer(t, "max_connections=2", "superuser_reserved_connections=0", "max_wal_senders=0")
+	bin := adapterBinary(t)
+	t.Run("group", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			cfg  map[string]any
+		}{
+			{"admin_credentials", nil},
+			{"owner_role", map[string]any{KeyOwnerRole: true, KeyTestDatabases: true}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				adaptertest.Test(t, adaptertest.Options{Binary: bin, AdminURL: admin, Config: tc.cfg})
+			})
+		}
+	})
 }

@@ -76,7 +76,7 @@ func (p *Postgres) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*s
 		return nil, fail(op, req.AdminURL, err)
 	}
 	var existed bool
-	err = p.whileFull(ctx, func() (err error) {
+	err = p.whileFull(ctx, s.srv, func() (err error) {
 		existed, err = p.provision(ctx, s, &req.Target)
 		return err
 	})
@@ -191,7 +191,7 @@ func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.R
 		return nil, fail(op, req.AdminURL, err)
 	}
 	var res *sdk.ResolveResponse
-	err = p.whileFull(ctx, func() (err error) {
+	err = p.whileFull(ctx, s.srv, func() (err error) {
 		res, err = p.resolve(ctx, s, &req.Target)
 		return err
 	})
@@ -229,7 +229,7 @@ func (p *Postgres) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.D
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if err := p.whileFull(ctx, func() error { return p.destroy(ctx, s, &req.Target) }); err != nil {
+	if err := p.whileFull(ctx, s.srv, func() error { return p.destroy(ctx, s, &req.Target) }); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.DestroyResponse{}, nil

@@ -128,6 +128,9 @@ func claimSlice(ctx context.Context, q querier, s *slice, t *sdk.Target) (bool, 
 		return false, err
 	}
 	if exists {
+		if err := checkMaker(ctx, q, s.db); err != nil {
+			return true, err
+		}
 		return true, keepClaim(ctx, q, s, t, comment)
 	}
 	if s.cfg.ownerRole {

@@ -2,8 +2,13 @@ package postgresadapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/binkyhq/binky/sdk"
 )
 
 // Test databases. A test suite makes databases of its own beside the
@@ -81,6 +86,26 @@ func dropTestDatabases(ctx context.Context, q querier, version int, db string, b
 		if err := dropDatabase(ctx, q, version, n); err != nil {
 			return fmt.Errorf("drop test database of slice %q: %w", db, err)
 		}
+	}
+	return nil
+}
+
+// checkMaker refuses, with code conflict, to adopt database db when
+// another slice's role owns it: with test_databases that role may create
+// a database of any free name, this slice's too, and adopting it would
+// hand this world what another world wrote.
+func checkMaker(ctx context.Context, q querier, db string) error {
+	var owner, comment string
+	err := q.QueryRow(ctx, `SELECT r.rolname, coalesce(shobj_description(r.oid, 'pg_authid'), '')
+		FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba WHERE d.datname = $1`, db).Scan(&owner, &comment)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("look up the owner of database %q: %w", db, err)
+	}
+	if comment == roleComment && owner != db {
+		return sdk.Errorf(sdk.CodeConflict, "database %q was made by the role of slice %q (a test database under another slice's name); binky does not adopt it: drop it, or remove that slice's world", db, owner)
 	}
 	return nil
 }

@@ -160,3 +160,23 @@ func TestTestDatabasesAdminCredentials(t *testing.T) {
 		t.Errorf("after destroy these remain: %v; want all of %v", got, kept)
 	}
 }
+
+// TestTestDatabasesNoSquatting: a slice role with test_databases may
+// create a database of any free name, another slice's too; provisioning
+// that slice refuses to adopt it (code conflict) rather than hand one
+// world what another wrote.
+func TestTestDatabasesNoSquatting(t *testing.T) {
+	admin := testAdminURL(t)
+	a := New()
+	s, victim := testSlice(t, "sq"), testSlice(t, "victim")
+	cfg := map[string]any{KeyOwnerRole: true, KeyTestDatabases: true}
+	dropAtEnd(t, admin, names.Postgres(victim))
+	provisionT(t, a, admin, s, cfg)
+	rc := roleConn(t, resolveT(t, a, admin, s, cfg).Address, "postgres")
+	exec1(t, rc, "CREATE DATABASE "+ident(names.Postgres(victim)))
+	cleanupSlice(t, a, admin, victim)
+	_, err := a.Provision(t.Context(), &sdk.ProvisionRequest{Header: hdr(), Target: target(admin, victim, cfg)})
+	if got := sdk.CodeOf(err); got != sdk.CodeConflict {
+		t.Errorf("provision over a database another slice's role made: code %q (%v); want %q", got, err, sdk.CodeConflict)
+	}
+}

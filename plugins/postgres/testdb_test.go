@@ -1,6 +1,7 @@
 package postgresadapter
 
 import (
+	"context"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -55,13 +56,15 @@ func databasesNamed(t *testing.T, c *pgx.Conn, names ...string) []string {
 
 func dropAtEnd(t *testing.T, admin string, dbs ...string) {
 	t.Cleanup(func() {
-		c, err := pgx.Connect(t.Context(), admin)
+		ctx := context.Background() // t.Context() is done by now
+		c, err := pgx.Connect(ctx, admin)
 		if err != nil {
 			return
 		}
-		defer c.Close(t.Context())
+		defer c.Close(ctx)
 		for _, d := range dbs {
-			_, _ = c.Exec(t.Context(), "DROP DATABASE IF EXISTS "+ident(d)+" WITH (FORCE)")
+			_, _ = c.Exec(ctx, "ALTER DATABASE "+ident(d)+" IS_TEMPLATE false")
+			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(d)+" WITH (FORCE)")
 		}
 	})
 }
@@ -135,14 +138,6 @@ func TestTestDatabasesAdminCredentials(t *testing.T) {
 	gone := []string{"test_" + db, db + "_test_8f3a"}
 	kept := []string{"test_" + db + "x", db + "_test_claimed", db + "_test_tpl"}
 	dropAtEnd(t, admin, append(gone, kept...)...)
-	for _, d := range kept {
-		t.Cleanup(func() {
-			if c, err := pgx.Connect(t.Context(), admin); err == nil {
-				_, _ = c.Exec(t.Context(), "ALTER DATABASE "+ident(d)+" IS_TEMPLATE false")
-				_ = c.Close(t.Context())
-			}
-		})
-	}
 	provisionT(t, a, admin, s, cfg)
 	ac := adminConn(t, admin)
 	for _, d := range append(gone, kept...) {

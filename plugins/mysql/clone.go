@@ -37,11 +37,20 @@ func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	st, err := m.claimStore(ctx, s.srv)
+	err = m.whileFull(ctx, s.srv, func() error {
+		st, err := m.claimStore(ctx, s.srv)
+		if err != nil {
+			return err
+		}
+		if err := clone(ctx, st, s, &req.Target, names.MySQL(req.Source)); err != nil {
+			return err
+		}
+		if s.cfg.ownerUser {
+			_, err = m.ensureUser(ctx, s.srv, s.db, req.Slice, s.cfg.testDatabases)
+		}
+		return err
+	})
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
-	}
-	if err := clone(ctx, st, s, &req.Target, names.MySQL(req.Source)); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.CloneResponse{Method: MethodTableCopy}, nil

@@ -53,7 +53,11 @@ func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.Clone
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	method, err := p.clone(ctx, s, &req.Target, names.Postgres(req.Source))
+	var method string
+	err = p.whileFull(ctx, s.srv, func() (err error) {
+		method, err = p.clone(ctx, s, &req.Target, names.Postgres(req.Source))
+		return err
+	})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
@@ -104,7 +108,7 @@ func (p *Postgres) clone(ctx context.Context, s *slice, t *sdk.Target, src strin
 		return "", err
 	}
 	if s.cfg.ownerRole {
-		err = p.ensureRole(ctx, s.srv, s.db, t.Slice)
+		err = p.ensureRole(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases)
 		if err == nil {
 			err = p.handOver(ctx, s, src, s.db)
 		}

@@ -103,7 +103,7 @@ func TestDashboardShowsWorlds(t *testing.T) {
 		"3 worlds", "3 of 7 services running · 3 slices", // slices are not services that run
 		">33000<", "invalid boolean value for key METRICS_COLLECTOR\n</pre>", // a crash's last log lines
 		"why: app failed, api unhealthy", `<div class="warn-text">port 4002 listens on 0.0.0.0`, "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s", "failed: exited 1",
-		`<td class="err">provision: access denied`,                            // a real error is red
+		`<td class="err">provision: access denied`, // a real error is red
 		`http-equiv="refresh" content="5"`,
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 	} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +32,9 @@ func (e *Engine) Golden(ctx context.Context, a api.GoldenArgs, s Progress) (*api
 		live := e.liveWorlds(ctx)
 		for _, r := range recs {
 			if a.Project == "" || r.Project == a.Project {
-				out.Templates = append(out.Templates, e.templateInfo(r, live))
+				info := e.templateInfo(r, live)
+				info.Worlds = slices.DeleteFunc(info.Worlds, func(w string) bool { return !r.Current(w, recs) })
+				out.Templates = append(out.Templates, info)
 			}
 		}
 		return out, nil

@@ -79,12 +79,17 @@ func TestLogRollsWhileRunning(t *testing.T) {
 	if err := s.Start(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	rolls := 0
-	rec.until(t, "four rolls", func() bool {
-		if _, err := os.Stat(spec.LogPath + ".3"); err == nil {
-			rolls++
+	var oldest os.FileInfo
+	rec.until(t, "the oldest generation dropped and replaced", func() bool {
+		fi, err := os.Stat(spec.LogPath + ".3")
+		switch {
+		case err != nil:
+			return false
+		case oldest == nil:
+			oldest = fi
+			return false
 		}
-		return rolls > 20 // .3 seen for a while: the oldest was dropped at least once
+		return !os.SameFile(fi, oldest)
 	})
 	if err := s.Stop(context.Background(), spec.Key); err != nil {
 		t.Fatal(err)

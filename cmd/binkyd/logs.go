@@ -255,18 +255,15 @@ func readLines(path string, n int, since time.Time, dated bool, red *redact.Reda
 		texts[i] = l.Text
 	}
 	masked := strings.Split(red.String(strings.Join(texts, "\n")), "\n")
-	if len(masked) != len(lines) {
-		// A mask joined two lines: redact line by line to keep each
-		// line's time.
-		masked = masked[:0]
-		for _, t := range texts {
-			masked = append(masked, red.String(t))
-		}
+	// A mask may join lines (a secret wrapped over two): the masked lines
+	// take the times of the raw ones counted from the end, so the newest
+	// keep theirs and a line before a join takes its neighbour's.
+	out := make([]supervisor.Line, len(masked))
+	for i := range masked {
+		j := max(len(lines)-len(masked)+i, 0)
+		out[i] = supervisor.Line{Text: masked[i], Time: lines[j].Time}
 	}
-	for i := range lines {
-		lines[i].Text = masked[i]
-	}
-	return lines, nil
+	return out, nil
 }
 
 // parseSince reads --since: a duration back from now ("10m", "1h30m") or

@@ -216,3 +216,13 @@ func shiftGenerations(path string, from int) error {
 	}
 	return nil
 }
+
+// logFilesAndIndexes is LogFiles with each file's index: what a watch of
+// the service's own directory leaves out (its own output is no change).
+func logFilesAndIndexes(path string) []string {
+	var out []string
+	for _, f := range LogFiles(path) {
+		out = append(out, f, f+indexSuffix)
+	}
+	return out
+}

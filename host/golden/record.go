@@ -44,6 +44,9 @@ type Record struct {
 	// Sharing reads them.
 	Method  string            `json:"method,omitempty"`
 	Methods map[string]string `json:"methods,omitempty"`
+	// Bytes is the template's size on its server as the adapter said at
+	// the latest clone (CloneResponse.SourceBytes); 0 when unknown.
+	Bytes int64 `json:"bytes,omitempty"`
 	// Path is the worktree the template was built in: where drop finds the
 	// service's config when the caller is elsewhere.
 	Path string `json:"path,omitempty"`

@@ -91,6 +91,9 @@ func (e *Engine) templateInfo(r *golden.Record, live map[string]map[string]bool)
 		Size: golden.Size(e.goldenDataDir(r.Adapter), r.Slice), State: r.State,
 		Method: r.Method, CopyOnWrite: golden.Sharing(r.Method),
 	}
+	if t.Size < 0 && r.Bytes > 0 {
+		t.Size = r.Bytes // a server's template: as its adapter last said
+	}
 	for _, w := range r.Worlds {
 		if live[r.Project][w] {
 			t.Worlds = append(t.Worlds, w)

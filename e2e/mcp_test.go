@@ -376,7 +376,7 @@ func sortedKeysOf[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkToolSchemas wants exactly the eight tools, each argument a described
+// checkToolSchemas wants exactly the ten tools, each argument a described
 // string (lines a number), worktree required where a world must be named.
 func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 	t.Helper()

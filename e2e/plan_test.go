@@ -5,10 +5,12 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // up converges a running world on an edited binky.toml (issue 26): only
@@ -254,4 +256,96 @@ env = { MODE = "a" }`, 1)
 	if ports := e.status().world(t, "w").service(t, "api").Ports; len(ports) != 2 {
 		t.Errorf("api's ports after the edit: %v; want http and admin", ports)
 	}
+}
+
+// An added service takes new ports and starts alone: the running ones keep
+// their process and their ports, and status, env and the proxy point at
+// what listens (issue 39, repro 1: the block moved and stranded them).
+func TestUpAddedServiceKeepsPortsAndProxy(t *testing.T) {
+	needCommand(t, "python3", "apt-get install python3")
+	const served = `
+[project]
+name = "grow"
+port_range = PORTRANGE
+
+[services.web]
+cmd    = "exec python3 -m http.server ${self.port} --bind 127.0.0.1"
+url    = "web"
+health = "http://127.0.0.1:${self.port}/"
+
+[services.side]
+cmd    = "exec python3 -m http.server ${self.port} --bind 127.0.0.1"
+ports  = ["http"]
+health = "http://127.0.0.1:${self.port}/"
+`
+	e := newEnv(t, served)
+	e.must("up", "-q", "w")
+	path := e.status().world(t, "w").Path
+	before, ports := pidsOf(t, e, "w"), portsOf(t, e, "w")
+
+	editWorld(t, e, path, served+`
+[services.mail]
+cmd    = "exec python3 -m http.server ${self.port} --bind 127.0.0.1"
+ports  = ["smtp"]
+health = "http://127.0.0.1:${self.port}/"
+`)
+	dry := e.must("up", "--dry-run", "w").stdout
+	if !strings.Contains(dry, "start     mail: new in binky.toml") || strings.Contains(dry, "restart") {
+		t.Errorf("up --dry-run:\n%s\nwant mail started and nothing restarted", dry)
+	}
+	e.must("up", "-q", "w")
+	after, now := pidsOf(t, e, "w"), portsOf(t, e, "w")
+	for _, name := range []string{"web", "side"} {
+		if after[name] != before[name] || now[name] != ports[name] {
+			t.Errorf("%s: pid %d → %d, port %d → %d; want both kept", name, before[name], after[name], ports[name], now[name])
+		}
+	}
+	// Each recorded port answers, and env hands out those ports.
+	for name, p := range now {
+		if p == 0 {
+			t.Errorf("%s has no port recorded", name)
+			continue
+		}
+		if resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(fmt.Sprintf("http://127.0.0.1:%d/", p)); err != nil {
+			t.Errorf("%s's recorded port %d does not answer: %v", name, p, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	var env struct {
+		Direct map[string]string `json:"direct"`
+	}
+	if err := json.Unmarshal([]byte(e.must("env", "--json", "w").stdout), &env); err == nil && env.Direct["web"] != "" {
+		if want := fmt.Sprintf("http://127.0.0.1:%d", now["web"]); env.Direct["web"] != want {
+			t.Errorf("env says web is at %s; it listens at %s", env.Direct["web"], want)
+		}
+	}
+	// The proxy reaches web where it listens.
+	var ds struct {
+		ProxyPort int `json:"proxy_port"`
+	}
+	json.Unmarshal([]byte(e.must("daemon", "status", "--json").stdout), &ds)
+	rq, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/", ds.ProxyPort), nil)
+	rq.Host = "web.w.grow.localhost"
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(rq)
+	if err != nil {
+		t.Fatalf("through the proxy: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the proxy answered %d for web; want 200 from where it listens", resp.StatusCode)
+	}
+}
+
+// portsOf maps each cmd service of a world to its first port, as status
+// has it.
+func portsOf(t *testing.T, e *env, wt string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, s := range e.status().world(t, wt).Services {
+		if s.Kind == "cmd" {
+			out[s.Name] = s.Port
+		}
+	}
+	return out
 }

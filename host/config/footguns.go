@@ -121,6 +121,7 @@ func footguns(d *decoder, c *Config) {
 			sliceTarget(d, s, "migrate", s.Migrate)
 			sliceTarget(d, s, "seed", s.Seed)
 			goldenInputs(d, s)
+			goldenPerWorld(d, c, s)
 		}
 	}
 	for i, v := range c.Agents.Verify {
@@ -181,23 +182,29 @@ func goldenInputs(d *decoder, s *Service) {
 		"services.%s clones a template that cannot follow the branch: it has migrate or seed but no inputs", s.Name)
 }
 
-// sliceTarget warns when a migrate or seed cannot know which slice to fill.
+// sliceTarget warns when a migrate or seed cannot know which slice to
+// fill: neither it nor the service's env names one of the slice's
+// coordinates. The whole address (${self.url}) and its parts
+// (${self.database}, ${self.host}, ${self.port}, ${self.user}…) both do.
 func sliceTarget(d *decoder, s *Service, key, cmd string) {
-	if cmd == "" || usesSelfURL(cmd, s.Name) {
+	if cmd == "" || usesSlice(cmd, s.Name) {
 		return
 	}
 	for _, v := range s.Env {
-		if usesSelfURL(v, s.Name) {
+		if usesSlice(v, s.Name) {
 			return
 		}
 	}
-	d.warnf([]string{"services", s.Name, key}, `pass the slice through ${self.url}, e.g. env = { DATABASE_URL = "${self.url}" }`,
-		"%s of services.%s cannot know which slice it targets: neither it nor env uses ${self.url}", key, s.Name)
+	d.warnf([]string{"services", s.Name, key}, `pass the slice through ${self.url}, e.g. env = { DATABASE_URL = "${self.url}" }, or through its parts: ${self.host}, ${self.port}, ${self.database}…`,
+		"%s of services.%s cannot know which slice it targets: neither it nor env uses a token of the slice such as ${self.url} or ${self.database}", key, s.Name)
 }
 
-func usesSelfURL(v, name string) bool {
+// usesSlice reports whether v has a token of the slice of service name:
+// ${self.<field>} or ${<name>.<field>}.
+func usesSlice(v, name string) bool {
 	for _, r := range tokens.Refs(v) {
-		if r == tokens.URL(tokens.Self) || r == tokens.URL(name) {
+		segs := tokens.Split(r)
+		if len(segs) >= 2 && (segs[0] == tokens.Self || segs[0] == name) {
 			return true
 		}
 	}

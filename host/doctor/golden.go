@@ -2,7 +2,9 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/golden"
@@ -62,8 +64,14 @@ func matches(r *golden.Record, ws []world) bool {
 		}
 		// Only the admin URL's scheme://host:port enters the key, which
 		// the record keeps as Server: no ${env.*} needs resolving.
-		// The env enters as the digest the record keeps.
-		key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: r.Server, Inputs: svc.Inputs, EnvSum: r.EnvSum}, w.Path)
+		// The env enters as the digest the record keeps; so does the
+		// adapter config when a token of it would need resolving, and
+		// otherwise as binky.toml has it now (owner_role turned on).
+		cfgSum := r.ConfigSum
+		if !strings.Contains(fmt.Sprint(svc.Config), "${") {
+			cfgSum = golden.ConfigSum(svc.Config)
+		}
+		key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: r.Server, Inputs: svc.Inputs, EnvSum: r.EnvSum, ConfigSum: cfgSum}, w.Path)
 		if err == nil && key.Sum == r.Key {
 			return true
 		}

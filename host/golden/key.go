@@ -3,6 +3,7 @@ package golden
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,12 @@ type Spec struct {
 	// changing a value builds a new template. Only the digest enters the
 	// key and the record, never a value.
 	EnvSum string
+	// ConfigSum is ConfigSum of the service's rendered adapter config,
+	// "" when it has none: a setting that changes what the adapter puts
+	// in a slice (postgres owner_role: who owns the tables; mysql
+	// charset) changes what a clone of the template contains, so every
+	// setting builds a template of its own.
+	ConfigSum string
 }
 
 // EnvSum digests a service's rendered env for a key: each name with the
@@ -67,25 +74,70 @@ func EnvSum(env map[string]string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TemplateEnv renders a service's env for its template key: every token
-// from coords except the service's own (${self.*} and ${<svc>.*} name the
-// slice being built, which differs between the template and each world),
-// which stay as written.
+// TemplateCoords are the coordinates a template key renders with: every
+// token of coords except those that differ between worlds by design and
+// not by what a template holds, which stay as written: the service's own
+// (${self.*} and ${<svc>.*} name the slice being built, the template's
+// while it is built and each world's after) and the worktree's
+// (${worktree.name}, ${worktree.path}), so every worktree shares one
+// template.
+func TemplateCoords(svc string, coords map[string]string) map[string]string {
+	out := make(map[string]string, len(coords))
+	for k, v := range coords {
+		if strings.HasPrefix(k, svc+".") || k == tokens.WorktreeName || k == tokens.WorktreePath {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// TemplateEnv renders a service's env for its template key, with
+// TemplateCoords.
 func TemplateEnv(env map[string]string, svc string, coords map[string]string) map[string]string {
 	if len(env) == 0 {
 		return nil
 	}
-	others := make(map[string]string, len(coords))
-	for k, v := range coords {
-		if !strings.HasPrefix(k, svc+".") {
-			others[k] = v
-		}
-	}
+	kept := TemplateCoords(svc, coords)
 	out := make(map[string]string, len(env))
 	for k, v := range env {
-		out[k] = tokens.Render(v, "", others)
+		out[k] = tokens.Render(v, "", kept)
 	}
 	return out
+}
+
+// TemplateConfig renders a service's adapter config for its template key
+// as the host renders it for the adapter (its top-level strings), with
+// TemplateCoords.
+func TemplateConfig(cfg map[string]any, svc string, coords map[string]string) map[string]any {
+	if len(cfg) == 0 {
+		return nil
+	}
+	kept := TemplateCoords(svc, coords)
+	out := make(map[string]any, len(cfg))
+	for k, v := range cfg {
+		if s, ok := v.(string); ok {
+			v = tokens.Render(s, "", kept)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// ConfigSum digests an adapter config for a key: the SHA-256 of its
+// canonical JSON (keys sorted at every depth). "" for an empty config, so
+// keys of services without one stay what they were. A config JSON cannot
+// hold (none that TOML decodes to) digests its Go printing.
+func ConfigSum(cfg map[string]any) string {
+	if len(cfg) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		b = []byte(fmt.Sprintf("%#v", cfg))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Input is one file that joined a key, or a glob that matched nothing
@@ -101,8 +153,8 @@ type Key struct {
 	// Sum is the hex SHA-256 over the spec and the inputs' content.
 	Sum    string
 	Inputs []Input
-	// EnvSum is the spec's EnvSum, for the record.
-	EnvSum string
+	// EnvSum and ConfigSum are the spec's, for the record.
+	EnvSum, ConfigSum string
 }
 
 // Short is the first 8 hex digits of the key, the part shown and put in
@@ -151,6 +203,10 @@ func KeyOf(spec Spec, root string) (Key, error) {
 		field("env")
 		field(spec.EnvSum)
 	}
+	if spec.ConfigSum != "" {
+		field("config")
+		field(spec.ConfigSum)
+	}
 	for _, in := range inputs {
 		field(in.Path)
 		if in.NoMatch {
@@ -159,7 +215,7 @@ func KeyOf(spec Spec, root string) (Key, error) {
 			field(in.SHA256)
 		}
 	}
-	return Key{Sum: hex.EncodeToString(h.Sum(nil)), Inputs: inputs, EnvSum: spec.EnvSum}, nil
+	return Key{Sum: hex.EncodeToString(h.Sum(nil)), Inputs: inputs, EnvSum: spec.EnvSum, ConfigSum: spec.ConfigSum}, nil
 }
 
 // InputsOf hashes the files globs match under root, as KeyOf does: every

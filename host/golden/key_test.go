@@ -183,3 +183,85 @@ func TestKeyFollowsEnv(t *testing.T) {
 		t.Error("a changed seed password kept the key")
 	}
 }
+
+// TestKeySharedAcrossWorktrees: a clone_from service's env that names the
+// worktree (REDMINE_INSTANCE = "binky-${worktree.name}") keys the same in
+// every worktree, its tokens kept as written as ${self.*} are: two
+// worktrees with the same inputs share one template.
+func TestKeySharedAcrossWorktrees(t *testing.T) {
+	env := map[string]string{
+		"REDMINE_INSTANCE": "binky-${worktree.name}",
+		"FILES":            "${worktree.path}/files",
+		"DATABASE_URL":     "${self.url}",
+		"SECRET":           "${env.SECRET}",
+	}
+	keyIn := func(name string) Key {
+		root := filepath.Join(t.TempDir(), name)
+		write(t, root, "db/migrate/001.rb", "create_table :issues")
+		coords := map[string]string{
+			"worktree.name": name, "worktree.path": root, "project.name": "redmine",
+			"env.SECRET": "s3cret", "db.url": "postgres://127.0.0.1:5432/redmine_" + name,
+		}
+		te := TemplateEnv(env, "db", coords)
+		if te["REDMINE_INSTANCE"] != "binky-${worktree.name}" || te["FILES"] != "${worktree.path}/files" || te["SECRET"] != "s3cret" {
+			t.Errorf("TemplateEnv in %s = %v; want worktree tokens as written, others rendered", name, te)
+		}
+		spec := Spec{Migrate: "rake db:migrate", Adapter: "postgres", AdminURL: "postgres://127.0.0.1:5432/postgres", Inputs: []string{"db/migrate/**"}, EnvSum: EnvSum(te)}
+		return key(t, spec, root)
+	}
+	main, feature := keyIn("main"), keyIn("feature-x")
+	if main.Sum != feature.Sum {
+		t.Errorf("worktrees main and feature-x: keys %s and %s; want one key", main.Short(), feature.Short())
+	}
+}
+
+// TestKeyFollowsConfig: the adapter's config is part of the key (owner_role
+// decides who owns a clone's tables), digested in a canonical form (the
+// order of keys does not matter, nested tables included), rendered as the
+// adapter gets it but with the service's and worktree's tokens as written;
+// no config keeps the key it had.
+func TestKeyFollowsConfig(t *testing.T) {
+	root := t.TempDir()
+	spec := Spec{Migrate: "m", Adapter: "postgres", AdminURL: "postgres://127.0.0.1:5432/"}
+	plain := key(t, spec, root)
+	if ConfigSum(nil) != "" || ConfigSum(map[string]any{}) != "" {
+		t.Error("ConfigSum of no config is not empty")
+	}
+	sum := func(cfg map[string]any, coords map[string]string) string {
+		return ConfigSum(TemplateConfig(cfg, "db", coords))
+	}
+	keyWith := func(s string) string {
+		sp := spec
+		sp.ConfigSum = s
+		return key(t, sp, root).Sum
+	}
+	off := sum(map[string]any{"owner_role": false}, nil)
+	on := sum(map[string]any{"owner_role": true}, nil)
+	if keyWith(on) == keyWith(off) || keyWith(on) == plain.Sum || keyWith(off) == plain.Sum {
+		t.Errorf("owner_role true, false and no config: keys %s, %s, %s; want three", Short(keyWith(on)), Short(keyWith(off)), plain.Short())
+	}
+	if sp := (Spec{ConfigSum: on}); key(t, sp, root).ConfigSum != on {
+		t.Error("Key.ConfigSum is not the spec's")
+	}
+	// Canonical: the same table written in another order.
+	a := map[string]any{"topics": []any{"a", "b"}, "acls": map[string]any{"x": int64(1), "y": "z"}}
+	b := map[string]any{"acls": map[string]any{"y": "z", "x": int64(1)}, "topics": []any{"a", "b"}}
+	if sum(a, nil) != sum(b, nil) {
+		t.Error("the same config in another key order digests differently")
+	}
+	// Rendered: ${env.*} values count; the world's own slice and
+	// worktree do not.
+	cfg := map[string]any{"charset": "${env.CHARSET}", "label": "${worktree.name}-${self.database}"}
+	c1 := map[string]string{"env.CHARSET": "utf8mb4", "worktree.name": "one", "db.database": "p_one"}
+	c2 := map[string]string{"env.CHARSET": "utf8mb4", "worktree.name": "two", "db.database": "p_two"}
+	if sum(cfg, c1) != sum(cfg, c2) {
+		t.Error("the config digest changed with the worktree or the world's own slice")
+	}
+	c2["env.CHARSET"] = "latin1"
+	if sum(cfg, c1) == sum(cfg, c2) {
+		t.Error("a changed ${env.*} value in the config kept the digest")
+	}
+	if s := sum(map[string]any{"secret": "hunter2"}, nil); strings.Contains(s, "hunter2") {
+		t.Error("ConfigSum holds a value in clear")
+	}
+}

@@ -28,7 +28,10 @@ type Record struct {
 	// EnvSum is the digest of the service's rendered env the key was
 	// made with (Spec.EnvSum), never the values.
 	EnvSum string `json:"env_sum,omitempty"`
-	Slice  string `json:"slice"`
+	// ConfigSum is the digest of the service's rendered adapter config
+	// the key was made with (Spec.ConfigSum).
+	ConfigSum string `json:"config_sum,omitempty"`
+	Slice     string `json:"slice"`
 	// Key is the full key sum; "" for a marker left by an older binky,
 	// whose key is unknown (it is never cloned again, only dropped).
 	Key      string    `json:"key"`

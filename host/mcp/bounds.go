@@ -431,6 +431,7 @@ func refuseLongToolName(_ context.Context, _ any, message any) error {
 	if json.Unmarshal(raw, &m) != nil || m.Method != string(mcpgo.MethodToolsCall) || len(m.Params.Name) <= echoBytes {
 		return nil
 	}
-	return fmt.Errorf("no tool named %s: binky's tools are %s, %s, %s, %s, %s, %s, %s, %s and %s",
-		quoteArg(m.Params.Name), ToolUp, ToolDown, ToolStatus, ToolEnv, ToolVerify, ToolRun, ToolLogs, ToolReset, ToolRestart)
+	names := toolNames()
+	return fmt.Errorf("no tool named %s: binky's tools are %s and %s",
+		quoteArg(m.Params.Name), strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }

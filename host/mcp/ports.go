@@ -81,6 +81,16 @@ func (s *Server) here(ctx context.Context, repo, project string) (api.World, err
 	return s.world(ctx, "", repo, project)
 }
 
+// hereName names the world a call without a worktree argument acted on:
+// the caller's, as the daemon resolves it from repo. Should the daemon not
+// name one now, it is the directory's world.
+func (s *Server) hereName(ctx context.Context, repo, project string) string {
+	if w, err := s.here(ctx, repo, project); err == nil && w.Worktree != "" {
+		return w.Worktree
+	}
+	return "the world of " + s.dir(repo)
+}
+
 func (s *Server) ports(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 	a, err := bind(req, "worktree", "repo", "project")
 	if err != nil {

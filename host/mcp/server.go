@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -51,42 +50,24 @@ type Server struct {
 	log     hclog.Logger
 	connect func(ctx context.Context) (caller, error)
 	mcp     *server.MCPServer
-	out     *lineWriter // the protocol stream while Serve runs
+	out     *lineWriter // the protocol stream while Serve runs (writer.go)
 }
 
-// lineWriter serializes whole-line writes to the protocol stream. mcp-go
-// writes each message with one Write; progress notifications are written
-// here directly, by the tool's own goroutine, so they always precede the
-// call's result on the wire (mcp-go's own notification queue runs on
-// another goroutine and would race the response).
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if b := boundProtocolError(p); len(b) != len(p) {
-		if _, err := l.w.Write(b); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	return l.w.Write(p)
-}
-
-// notify writes one JSON-RPC notification.
+// notify queues one JSON-RPC notification, or drops it when the client
+// has fallen queueLen messages behind (lineWriter): a tool's progress
+// never waits for the client.
 func (s *Server) notify(method string, params any) error {
 	if s.out == nil {
-		return errors.New("not serving")
+		return errNotServing
 	}
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 	if err != nil {
 		return fmt.Errorf("encode %s notification: %w", method, err)
 	}
-	_, err = s.out.Write(append(b, '\n'))
-	return err
+	if !s.out.tryWrite(append(b, '\n')) {
+		return errors.New("dropped: the client is not reading")
+	}
+	return nil
 }
 
 const instructions = "Binky gives every git worktree of a repository its own running world: ports, supervised processes, " +
@@ -133,10 +114,14 @@ func New(cfg Config) *Server {
 // clean stop and return nil. Calls still running then are cancelled. One
 // Serve at a time per process: mcp-go keeps a single stdio session.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	s.out = &lineWriter{w: out}
+	s.out = newLineWriter(out, ctx.Done(), s.log)
+	defer s.out.close()
 	std := server.NewStdioServer(s.mcp)
 	std.SetErrorLogger(s.log.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}))
 	err := std.Listen(ctx, &lineEnded{r: in}, s.out)
+	// Answers still queued go out before Serve returns: a client that
+	// closed stdin may still read them. A signal (ctx) does not wait.
+	s.out.flush(ctx)
 	if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil
 	}
@@ -386,8 +371,12 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 		}
 		failure = ae.Message
 	}
+	name := a.Worktree
+	if name == "" {
+		name = s.hereName(ctx, a.Repo, a.Project)
+	}
 	res := VerifyResult{
-		Worktree: a.Worktree, Passed: v.Passed && err == nil, Commit: v.Commit, Dirty: v.Dirty,
+		Worktree: name, Passed: v.Passed && err == nil, Commit: v.Commit, Dirty: v.Dirty,
 		At: v.At, Duration: v.Duration, Checks: []CheckResult{}, Error: failure,
 	}
 	limit := tailLimit(len(v.Checks))

@@ -32,6 +32,15 @@ const worktreeHelp = "The world to act on: its worktree name (as status lists it
 
 func boolp(b bool) *bool { return &b }
 
+// toolNames are the names of tools(), in the order they are registered.
+func toolNames() []string {
+	var names []string
+	for _, t := range tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
 // tools returns the tool definitions, each with a typed, described
 // input schema that rejects unknown arguments.
 func tools() []mcpgo.Tool {

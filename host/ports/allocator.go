@@ -111,8 +111,10 @@ func validRange(r [2]int) error {
 // Reserve returns the worktree's block of at least size ports inside rng
 // (the allocator's range when rng is zero). A block the worktree already has
 // is kept when it is large enough and inside rng, without probing (its ports
-// may be held by the world's own services). Otherwise a new block of exactly
-// size ports replaces it. Size 0 asks for no block: it returns 0, 0.
+// may be held by the world's own services). A block too small grows in place
+// when the ports right after it are free (grow.go), keeping its first port.
+// Otherwise a new block of exactly size ports replaces it. Size 0 asks for
+// no block: it returns 0, 0.
 func (a *Allocator) Reserve(ctx context.Context, project, worktree string, size int, rng [2]int) (lo, hi int, err error) {
 	b, _, err := a.ReserveBlock(ctx, project, worktree, size, rng)
 	if err != nil || b == nil {
@@ -121,8 +123,8 @@ func (a *Allocator) Reserve(ctx context.Context, project, worktree string, size 
 	return b.Lo, b.Hi, nil
 }
 
-// ReserveBlock is Reserve reporting the block and whether it is new (for
-// the ports_reserved event). With size 0 it returns nil, false, nil.
+// ReserveBlock is Reserve reporting the block and whether it is new or
+// changed, grown in place or moved (for the ports_reserved event). With size 0 it returns nil, false, nil.
 func (a *Allocator) ReserveBlock(ctx context.Context, project, worktree string, size int, rng [2]int) (*registry.PortBlock, bool, error) {
 	return a.reserve(ctx, project, worktree, size, rng, nil)
 }
@@ -160,6 +162,11 @@ func (a *Allocator) reserve(ctx context.Context, project, worktree string, size 
 	choose := func(own *registry.PortBlock, others []*registry.PortBlock) (int, int, error) {
 		if own != nil && own.Size() >= size && own.Lo >= rng[0] && own.Hi <= rng[1] {
 			return own.Lo, own.Hi, nil
+		}
+		if own != nil {
+			if hi, ok := a.grown(ctx, own, size, rng, others); ok {
+				return own.Lo, hi, nil
+			}
 		}
 		if skipped != nil {
 			*skipped = (*skipped)[:0] // the transaction may run choose again

@@ -227,13 +227,25 @@ func (a *Allocator) reserveLeased(ctx context.Context, project, worktree string,
 		from := rng[0] // where the search starts
 		for try := 1; ; try++ {
 			var lo, hi int
-			if keep && overlapping(taken, own.Lo, own.Hi) == nil {
+			grew := false
+			if own != nil && !keep {
+				hi, grew = a.grown(ctx, own, size, rng, others, taken)
+				lo = own.Lo
+			}
+			switch {
+			case grew:
+				// Grown in place: the lease of the whole new block is
+				// written (and checked) below; the old one goes once
+				// the registry has the new block.
+			case keep && overlapping(taken, own.Lo, own.Hi) == nil:
 				// Its lease is missing (a block from before leases, or
 				// one a crash lost): lease it again unless another home
 				// took any of its ports meanwhile — then the world moves.
 				lo, hi = own.Lo, own.Hi
-			} else if lo, hi, err = a.searchFrom(ctx, others, taken, size, rng, from, skipped); err != nil {
-				return 0, 0, err
+			default:
+				if lo, hi, err = a.searchFrom(ctx, others, taken, size, rng, from, skipped); err != nil {
+					return 0, 0, err
+				}
 			}
 			path, err := a.lease(sub, project, worktree, lo, hi)
 			if err != nil {

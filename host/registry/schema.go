@@ -8,7 +8,7 @@ const AppID int32 = 0x424b5944
 
 // SchemaVersion is the schema version this binary writes: the number of
 // migrations. A test keeps it equal to len(migrations()).
-const SchemaVersion int32 = 7
+const SchemaVersion int32 = 8
 
 // migrations are applied in order; user_version counts those applied. Only
 // ever append (and raise SchemaVersion).
@@ -140,6 +140,15 @@ ALTER TABLE services ADD COLUMN config TEXT NOT NULL DEFAULT '';
 		// up on a running world restarts exactly what changed.
 		`
 ALTER TABLE services ADD COLUMN spec_hash TEXT NOT NULL DEFAULT '';
+`,
+		// 8: what up needs to tell a stale slice or a stopped service: the
+		// golden key a slice was cloned from, a hash of the migrate inputs
+		// last applied to it, and whether the user stopped the service
+		// (`binky stop`), so up leaves it stopped.
+		`
+ALTER TABLE services ADD COLUMN golden_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE services ADD COLUMN migrate_sum TEXT NOT NULL DEFAULT '';
+ALTER TABLE services ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0;
 `,
 	}
 }

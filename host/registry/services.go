@@ -59,11 +59,20 @@ type Service struct {
 	// started (host/world); UpsertService keeps the recorded one when s
 	// leaves it empty.
 	SpecHash string
+	// GoldenKey is the golden template key an adapter service's slice was
+	// cloned from, and MigrateSum a hash of the migrate inputs last applied
+	// to the slice (host/world); UpsertService keeps the recorded ones when
+	// s leaves them empty.
+	GoldenKey, MigrateSum string
+	// Stopped is true while the user has stopped this one service (`binky
+	// stop <service>`): up leaves it stopped. UpsertService writes it only
+	// for a new service; SetServiceStopped changes it.
+	Stopped bool
 }
 
 const serviceSelect = `SELECT worktree_id, name, kind, state, pid, pgid, start_time,
 	ports, url, address, vals, restarts, last_exit_code, last_error, updated_at, spec, slice, adapter,
-	admin, config, spec_hash
+	admin, config, spec_hash, golden_key, migrate_sum, stopped
 FROM services
 `
 
@@ -87,6 +96,9 @@ func scanService(stmt *sqlite.Stmt) (*Service, error) {
 		Admin:      stmt.ColumnText(18),
 		Config:     stmt.ColumnText(19),
 		SpecHash:   stmt.ColumnText(20),
+		GoldenKey:  stmt.ColumnText(21),
+		MigrateSum: stmt.ColumnText(22),
+		Stopped:    stmt.ColumnInt(23) != 0,
 	}
 	if !stmt.ColumnIsNull(12) {
 		c := stmt.ColumnInt(12)
@@ -134,9 +146,11 @@ func nullableInt(p *int) any {
 
 // UpsertService records a service, keyed by (WorktreeID, Name). A new one is
 // written whole. An existing one gets s's definition — Kind, Ports, URL,
-// Address, Values — and, when State is not empty, its state; its process
-// (PID, PGID, StartTime), Restarts and last exit are kept, as they change
-// only through SetServiceProcess, SetServiceState and IncRestarts.
+// Address, Values — and, when State is not empty, its state; Slice,
+// Adapter, Admin, Config, SpecHash, GoldenKey and MigrateSum when s sets
+// them. Its process (PID, PGID, StartTime), Restarts, last exit and
+// Stopped are kept, as they change only through SetServiceProcess,
+// SetServiceState, IncRestarts and SetServiceStopped.
 func (r *Registry) UpsertService(ctx context.Context, s *Service) error {
 	if s.WorktreeID == 0 || s.Name == "" {
 		return fmt.Errorf("record service %q of worktree #%d: worktree and name are required", s.Name, s.WorktreeID)
@@ -158,8 +172,9 @@ func (r *Registry) UpsertService(ctx context.Context, s *Service) error {
 	err = r.write(ctx, func(conn *sqlite.Conn) error {
 		return execute(conn, `INSERT INTO services
 	(worktree_id, name, kind, state, pid, pgid, start_time, ports, url, address,
-	 vals, restarts, last_exit_code, last_error, updated_at, slice, adapter, admin, config, spec_hash)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+	 vals, restarts, last_exit_code, last_error, updated_at, slice, adapter, admin, config, spec_hash,
+	 golden_key, migrate_sum, stopped)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
 ON CONFLICT (worktree_id, name) DO UPDATE SET
 	kind = excluded.kind, ports = excluded.ports, url = excluded.url,
 	address = excluded.address, vals = excluded.vals,
@@ -168,11 +183,14 @@ ON CONFLICT (worktree_id, name) DO UPDATE SET
 	admin = CASE WHEN excluded.admin = '' THEN admin ELSE excluded.admin END,
 	config = CASE WHEN excluded.config = '' THEN config ELSE excluded.config END,
 	spec_hash = CASE WHEN excluded.spec_hash = '' THEN spec_hash ELSE excluded.spec_hash END,
+	golden_key = CASE WHEN excluded.golden_key = '' THEN golden_key ELSE excluded.golden_key END,
+	migrate_sum = CASE WHEN excluded.migrate_sum = '' THEN migrate_sum ELSE excluded.migrate_sum END,
 	state = CASE WHEN excluded.state = '' THEN state ELSE excluded.state END,
 	updated_at = excluded.updated_at`, nil,
 			s.WorktreeID, s.Name, s.Kind, string(s.State), s.PID, s.PGID, int64(s.StartTime),
 			ports, s.URL, s.Address, vals, s.Restarts, nullableInt(s.LastExitCode),
-			s.LastError, r.now().UnixNano(), s.Slice, s.Adapter, s.Admin, s.Config, s.SpecHash)
+			s.LastError, r.now().UnixNano(), s.Slice, s.Adapter, s.Admin, s.Config, s.SpecHash,
+			s.GoldenKey, s.MigrateSum, s.Stopped)
 	})
 	if err != nil {
 		return fmt.Errorf("record service %q of worktree #%d: %w", s.Name, s.WorktreeID, err)
@@ -253,6 +271,37 @@ func (r *Registry) SetServiceProcess(ctx context.Context, worktreeID int64, name
 func (r *Registry) SetServiceSpec(ctx context.Context, worktreeID int64, name, spec string) error {
 	if err := r.updateService(ctx, worktreeID, name, "spec = ?", spec); err != nil {
 		return fmt.Errorf("record spec of service %q of worktree #%d: %w", name, worktreeID, err)
+	}
+	return nil
+}
+
+// SetServiceURL records a service's proxied URL (its url column only, and
+// the time of the change): when https or the proxy's address changes
+// without anything else about the service.
+func (r *Registry) SetServiceURL(ctx context.Context, worktreeID int64, name, url string) error {
+	if err := r.updateService(ctx, worktreeID, name, "url = ?", url); err != nil {
+		return fmt.Errorf("record url of service %q of worktree #%d: %w", name, worktreeID, err)
+	}
+	return nil
+}
+
+// SetServiceInputs records what an adapter service's slice was made
+// from: the golden key it was cloned from and the sum of the migrate last
+// run against it (host/world). An empty value keeps the recorded one.
+func (r *Registry) SetServiceInputs(ctx context.Context, worktreeID int64, name, goldenKey, migrateSum string) error {
+	set := "golden_key = CASE WHEN ? = '' THEN golden_key ELSE ? END, migrate_sum = CASE WHEN ? = '' THEN migrate_sum ELSE ? END"
+	if err := r.updateService(ctx, worktreeID, name, set, goldenKey, goldenKey, migrateSum, migrateSum); err != nil {
+		return fmt.Errorf("record what the slice of service %q of worktree #%d was made from: %w", name, worktreeID, err)
+	}
+	return nil
+}
+
+// SetServiceStopped records whether the user stopped this one service
+// (`binky stop <service>`, and up or start bringing it back); nothing
+// else changes it.
+func (r *Registry) SetServiceStopped(ctx context.Context, worktreeID int64, name string, stopped bool) error {
+	if err := r.updateService(ctx, worktreeID, name, "stopped = ?", stopped); err != nil {
+		return fmt.Errorf("record service %q of worktree #%d as stopped=%v: %w", name, worktreeID, stopped, err)
 	}
 	return nil
 }

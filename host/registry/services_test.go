@@ -273,3 +273,29 @@ func TestVerifyRuns(t *testing.T) {
 		t.Errorf("VerifyRuns not newest first: ids %d, %d", all[0].ID, all[1].ID)
 	}
 }
+
+// TestSetServiceInputs: an empty key or sum keeps the recorded one.
+func TestSetServiceInputs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r, _ := newRegistry(t)
+	w := newWorktree(t, r, "main")
+	if err := r.UpsertService(ctx, &Service{WorktreeID: w.ID, Name: "db", Kind: KindAdapter}); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range [][2]string{{"key1", "sum1"}, {"", "sum2"}} {
+		if err := r.SetServiceInputs(ctx, w.ID, "db", in[0], in[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := r.Service(ctx, w.ID, "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.GoldenKey != "key1" || db.MigrateSum != "sum2" {
+		t.Errorf("golden key %q, migrate sum %q; want key1 (kept) and sum2", db.GoldenKey, db.MigrateSum)
+	}
+	if err := r.SetServiceInputs(ctx, w.ID, "nope", "k", "s"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetServiceInputs of a service not recorded: %v; want ErrNotFound", err)
+	}
+}

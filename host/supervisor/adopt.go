@@ -13,7 +13,8 @@ import (
 // Adopt takes over processes recorded by an earlier daemon, one result per
 // record, in order. A process still running with the recorded start time is
 // supervised again, its exit learnt through a pidfd (a process handle on
-// Windows). A recorded pid that now
+// Windows); it is starting, not running, until its health probe passes, as
+// after a spawn. A recorded pid that now
 // belongs to another process is marked lost and never signalled. A process
 // that died while no daemon watched is reported as exited (exit code
 // unknown) and its restart policy applied once: on-failure and always start
@@ -101,7 +102,6 @@ func (s *Supervisor) adoptRunning(u *unit, spec Spec, rec Record, st procStat, w
 	r.adopted = true
 	r.watch = w
 	r.sys = adoptedSys(spec.Key)
-	close(r.healthDone) // it was healthy enough to be recorded; no re-probe
 	go func() {
 		if err := w.wait(); err == nil {
 			r.exit = Exit{Pid: rec.Pid, Code: -1, Err: "exited (exit status unknown: not a child of this daemon)"}
@@ -109,14 +109,20 @@ func (s *Supervisor) adoptRunning(u *unit, spec Spec, rec Record, st procStat, w
 		}
 		w.close()
 	}()
+	// It was recorded when it started, before any probe passed, and no
+	// daemon watched it since: it is starting until its probe passes
+	// again, like a process just spawned.
 	s.mu.Lock()
 	u.run = r
-	u.state = state.ServiceRunning
+	u.state = state.ServiceStarting
+	if spec.Health == nil {
+		u.state = state.ServiceRunning
+	}
 	u.since = time.Now()
 	s.mu.Unlock()
-	s.monitorHealth(u, spec, r, false)
 	u.log.Info("adopted", "pid", rec.Pid, "pgid", pgid)
 	s.emit(Event{Name: EventAdopted, Key: rec.Key, Pid: rec.Pid})
+	s.watchHealth(u, spec, r)
 	go s.runUnit(u, spec, r, 0, s.openWatch(u, spec))
 	return AdoptResult{Key: rec.Key, Outcome: AdoptAdopted, Pid: rec.Pid}
 }

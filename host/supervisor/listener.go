@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"strconv"
@@ -81,4 +82,38 @@ func envValue(env []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// moved is an error wrapping ErrPortChanged when spec would have u's
+// running service listen ($PORT) or be probed (an http or tcp probe)
+// elsewhere than its process was started with (u.spec); nil when the
+// address is the same. Called with Supervisor.mu held.
+func (u *unit) moved(spec Spec) error {
+	by := ""
+	if r := u.run; r != nil && r.pid > 0 && !r.hasExited() {
+		by = fmt.Sprintf(" (pid %d)", r.pid)
+	}
+	if was, now := envPort(u.spec), envPort(spec); was != now {
+		return fmt.Errorf("start %s: it runs%s on %s, this start asks for %s: %w", spec.Key, by, portName(was), portName(now), ErrPortChanged)
+	}
+	if was, now := probeAddress(u.spec), probeAddress(spec); was != now {
+		return fmt.Errorf("start %s: it runs%s probed at %s, this start asks for %s: %w", spec.Key, by, was, now, ErrPortChanged)
+	}
+	return nil
+}
+
+func portName(p int) string {
+	if p == 0 {
+		return "no port"
+	}
+	return "port " + strconv.Itoa(p)
+}
+
+// probeAddress is where spec's http or tcp probe reaches; "no address"
+// for an exec probe or none.
+func probeAddress(spec Spec) string {
+	if h := spec.Health; h != nil && (h.HTTP != "" || h.TCP != "") {
+		return h.String()
+	}
+	return "no address"
 }

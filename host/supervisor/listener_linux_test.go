@@ -157,9 +157,9 @@ func answered(t *testing.T, accepts <-chan struct{}, rec *recorder, key Key, n i
 
 // listenerSpec is a service run by the test binary (TestHelperListener):
 // it waits for the file "go" in its directory, then listens on
-// 127.0.0.1:port; with escape, a child in a session of its own (keeping
-// the environment, so the marker) listens instead, writing its pid to
-// "escaped.pid".
+// 127.0.0.1:port until the file "hush" appears; with escape, a child in a
+// session of its own (keeping the environment, so the marker) listens
+// instead, writing its pid to "escaped.pid".
 func listenerSpec(w world, name string, port int, escape bool) Spec {
 	spec := w.spec(name, `exec "$BINKY_SUP_TEST_BIN" -test.run='^TestHelperListener$'`)
 	spec.Restart = RestartNever
@@ -220,6 +220,17 @@ func TestHelperListener(t *testing.T) {
 				return
 			}
 			c.Close()
+		}
+	}()
+	// The file "hush" closes the listener; the process lives on, silent,
+	// and says so with the file "hushed".
+	go func() {
+		for !exists("hush") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		ln.Close()
+		if err := os.WriteFile("hushed", nil, 0o644); err != nil {
+			fmt.Println("cannot write hushed:", err)
 		}
 	}()
 	<-term

@@ -20,6 +20,10 @@ var (
 	ErrShutdown   = errors.New("supervisor is shut down")
 	ErrNotRunning = errors.New("service is not running")
 	ErrEscaped    = errors.New("processes escaped the service's process group")
+	// ErrPortChanged: Start was asked to run a service on another port (or
+	// probe it at another address) than its running process was started
+	// with. A running process never moves; only a restart moves it.
+	ErrPortChanged = errors.New("a running service's port or probe address changes only by a restart")
 )
 
 // Options configure a Supervisor. Only Logger matters in production; the
@@ -117,9 +121,12 @@ func New(opts Options) *Supervisor {
 // Start spawns the service and returns once its process runs (or could not be
 // started). The process outlives ctx. A service this supervisor already runs
 // is left alone (Stop it first to apply a new Spec; a Start racing a Stop
-// waits for the Stop, then starts); one that exited, failed, was lost or was
-// stopped starts fresh, its restart count reset. Await readiness with
-// WaitHealthy.
+// waits for the Stop, then starts), unless spec would have it listen or be
+// probed elsewhere than its process was started with: that Start fails
+// with ErrPortChanged, since WaitHealthy and the monitor would otherwise
+// vouch for the old address under the new one. One that exited, failed,
+// was lost or was stopped starts fresh, its restart count reset. Await
+// readiness with WaitHealthy.
 func (s *Supervisor) Start(ctx context.Context, spec Spec) error {
 	spec, err := spec.normalize()
 	if err != nil {
@@ -170,7 +177,7 @@ func (s *Supervisor) claim(spec Spec) (*unit, error) {
 			<-done
 			s.mu.Lock()
 		default:
-			return nil, nil
+			return nil, u.moved(spec)
 		}
 	}
 	u := s.units[spec.Key]
@@ -259,6 +266,7 @@ func (u *unit) status() Status {
 	}
 	if r := u.run; r != nil && !r.hasExited() {
 		st.Pid, st.Pgid, st.StartTime = r.pid, r.pgid, r.startTime
+		st.Port = envPort(u.spec)
 	}
 	return st
 }

@@ -74,6 +74,7 @@ type Status struct {
 	State     state.Service
 	Reason    string // why: "unhealthy: <probe>: <failure> for 40s"; "" when nothing is wrong
 	Pid       int    // 0 when no process runs
+	Port      int    // the $PORT its process was started with; 0 when no process runs or it has none
 	Pgid      int
 	StartTime uint64
 	Restarts  int   // restarts (by policy or watch) since the last Start

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -63,8 +65,8 @@ func (e *Engine) specHash(w *world, rec *registry.Worktree, svc *config.Service,
 }
 
 // recordedWorld is rec as it runs: cfg rendered with the world's recorded
-// port block and slices, ${env.*} resolved from the caller (and env
-// files, the secret ones registered with the redactor). It also returns the
+// ports and slices, ${env.*} resolved from the caller (and env files, the
+// secret ones registered with the redactor). It also returns the
 // registry's services of the world.
 func (e *Engine) recordedWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string) (*world, []*registry.Service, error) {
 	envVals, err := resolveEnv(cfg, rec.Path, caller)
@@ -72,76 +74,98 @@ func (e *Engine) recordedWorld(ctx context.Context, cfg *config.Config, rec *reg
 		return nil, nil, err
 	}
 	e.addSecrets(cfg, envVals)
-	lo, _, _ := e.ports.Block(ctx, rec.Project, rec.Name)
-	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
-		env: envVals, caller: caller, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
-	svcs, err := e.reg.Services(ctx, rec.ID)
+	w, byName, err := e.worldAsRecorded(ctx, cfg, rec)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, sv := range svcs {
-		if sv.Address != "" {
-			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
-		}
+	w.env, w.caller = envVals, caller
+	svcs := make([]*registry.Service, 0, len(byName))
+	for _, sv := range byName {
+		svcs = append(svcs, sv)
 	}
+	sort.Slice(svcs, func(i, j int) bool { return svcs[i].Name < svcs[j].Name })
 	return w, svcs, nil
 }
 
-// planWorld computes what up would do to rec with cfg: the world as the
-// registry and the supervisor have it against cfg rendered with the
-// world's recorded ports and slices. It changes nothing.
-func (e *Engine) planWorld(ctx context.Context, cfg *config.Config, rec *registry.Worktree, caller map[string]string, prune bool) (lifecycle.Plan, error) {
-	w, svcs, err := e.recordedWorld(ctx, cfg, rec, caller)
-	if err != nil {
-		return lifecycle.Plan{}, err
+// apply carries out p on the observed world o, and nothing else, in this
+// order: the stops (services removed, and those to restart), the slices
+// pruned, the port block (kept, grown or moved), [worktree] setup when it
+// runs again, the slices (provisioned, reconfigured, migrated, verified),
+// the starts (every service not running that the user did not stop), and
+// the URLs recorded anew. The world is up when it returns.
+func (e *Engine) apply(ctx context.Context, s Progress, o *observed, p lifecycle.Plan, caller map[string]string) (*api.World, error) {
+	rec, cfg, w := o.rec, o.cfg, o.w
+	if err := e.applyStops(ctx, s, o, p, caller); err != nil {
+		return nil, err
 	}
-	have := map[string]lifecycle.Recorded{}
-	for _, sv := range svcs {
-		r := lifecycle.Recorded{Cmd: sv.Kind == registry.KindCmd, Hash: sv.SpecHash}
-		if r.Cmd {
-			if st, ok := e.sup.State(e.SupKey(rec.Project, rec.Name, sv.Name)); ok {
-				r.Live = st.State.Live()
-			}
-		} else {
-			r.Live = sv.State == state.ServiceProvisioned && (sv.Adapter == "" || sv.Adapter == cfgAdapter(cfg, sv.Name))
-		}
-		have[sv.Name] = r
+	if err := e.applyPorts(ctx, s, o); err != nil {
+		return nil, err
+	}
+	// A new worktree starts warm; a changed setup runs before anything
+	// that depends on it starts again (warm.go).
+	if err := e.warmWorktree(ctx, s, w, rec); err != nil {
+		return nil, err
+	}
+	if err := e.applySlices(ctx, s, o, p); err != nil {
+		return nil, err
+	}
+	// What the plan could not see: a slice rebuilt or moved on its
+	// server hands out another address, and a block taken by another
+	// program moved the ports.
+	if err := e.stopChanged(ctx, s, o, "what it reads changed"); err != nil {
+		return nil, err
 	}
 	coords := w.coords()
-	var want []lifecycle.Service
-	for _, level := range cfg.StartOrder() {
-		for _, name := range level {
-			svc := cfg.Services[name]
-			s := lifecycle.Service{Name: name, Cmd: !svc.IsAdapter(), DependsOn: svc.DependsOn}
-			if s.Cmd {
-				s.Hash = e.specHash(w, rec, svc, coords)
-			}
-			want = append(want, s)
+	if err := startLevels(cfg, func(name string) error {
+		if !e.wantsStart(o, name) {
+			return nil
+		}
+		return e.startService(ctx, s, w, rec, cfg.Services[name], coords)
+	}); err != nil {
+		return nil, err
+	}
+	for _, st := range p.Update {
+		s.Progress("update", st.Service, st.To)
+		if err := e.reg.SetServiceURL(ctx, rec.ID, st.Service, st.To); err != nil {
+			return nil, fmt.Errorf("record the URL of %s: %w", st.Service, err)
 		}
 	}
-	return lifecycle.Compute(want, have, prune), nil
+	if err := e.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
+		return nil, fmt.Errorf("record world state: %w", err)
+	}
+	e.routes.Refresh(ctx)
+	s.Progress("ready", "", "")
+	rec.State = state.WorldUp
+	return e.worldStatus(ctx, rec)
 }
 
-// applyPlanStops carries out what a plan stops before the world is brought
-// up again: services removed from binky.toml are stopped and forgotten,
-// services to restart are stopped (the start step starts them with their
-// new spec), and with --prune the slices of removed services destroyed.
-func (e *Engine) applyPlanStops(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, p lifecycle.Plan, callerEnv map[string]string) error {
-	for _, line := range p.Lines() {
-		s.Progress("plan", "", line)
+// wantsStart reports whether apply starts the cmd service name: it does
+// not run (new, stopped for a restart, or ended), and the user did not
+// stop it alone.
+func (e *Engine) wantsStart(o *observed, name string) bool {
+	if sv, ok := o.svcs[name]; ok && sv.Stopped {
+		return false
 	}
-	for i := len(p.Stop) - 1; i >= 0; i-- {
-		st := p.Stop[i]
+	st, ok := e.sup.State(e.SupKey(o.rec.Project, o.rec.Name, name))
+	return !ok || !st.State.Live()
+}
+
+// applyStops carries out what the plan stops before anything starts:
+// services removed from binky.toml are stopped and forgotten, services to
+// restart are stopped (the starts start them with their new spec), and
+// with --prune the slices of removed services destroyed.
+func (e *Engine) applyStops(ctx context.Context, s Progress, o *observed, p lifecycle.Plan, callerEnv map[string]string) error {
+	rec := o.rec
+	for _, st := range slices.Backward(p.Stop) {
 		if err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
 			return api.Errorf(api.CodeFailed, "stop %s (%s): %w", st.Service, st.Why, err)
 		}
 		if err := e.reg.DeleteService(ctx, rec.ID, st.Service); err != nil {
 			return err
 		}
+		delete(o.svcs, st.Service)
 	}
-	for i := len(p.Restart) - 1; i >= 0; i-- {
-		st := p.Restart[i]
+	for _, st := range slices.Backward(p.Restart) {
 		if err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
 			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %w", st.Service, st.Why, err)
 		}
@@ -150,8 +174,107 @@ func (e *Engine) applyPlanStops(ctx context.Context, s Progress, cfg *config.Con
 		if err := e.pruneSlice(ctx, s, rec, st.Service, callerEnv); err != nil {
 			return err
 		}
+		delete(o.svcs, st.Service)
 	}
 	return nil
+}
+
+// applyPorts reserves the world's port block: kept, grown in place, or
+// (a new world, or one whose block cannot grow or was taken) a block of
+// its own elsewhere. When the block moved, the ports are laid out again
+// and every running service whose rendered spec changed with them (its
+// ports, or a token of another's) is stopped, so the starts restart it on
+// its new ports.
+func (e *Engine) applyPorts(ctx context.Context, s Progress, o *observed) error {
+	if o.need == 0 {
+		return nil
+	}
+	lo, err := e.reservePorts(ctx, s, o.cfg, o.rec, max(o.need, o.size))
+	if err != nil {
+		return err
+	}
+	if lo == o.lo {
+		return nil // kept or grown in place: the layout stands
+	}
+	moved := o.lo > 0
+	o.w.plan, _ = portLayout(o.cfg, lo, 0, nil)
+	o.lo, o.size = lo, o.need
+	if !moved {
+		return nil
+	}
+	return e.stopChanged(ctx, s, o, "the world's ports moved")
+}
+
+// stopChanged stops every running cmd service of o whose spec, rendered
+// now, is not the one it was started with, so the starts restart it.
+func (e *Engine) stopChanged(ctx context.Context, s Progress, o *observed, why string) error {
+	coords := o.w.coords()
+	for _, name := range slices.Backward(o.cfg.Order) {
+		svc, sv := o.cfg.Services[name], o.svcs[name]
+		if svc.IsAdapter() || sv == nil || sv.SpecHash == "" || e.specHash(o.w, o.rec, svc, coords) == sv.SpecHash {
+			continue
+		}
+		key := e.SupKey(o.rec.Project, o.rec.Name, name)
+		if st, ok := e.sup.State(key); !ok || !st.State.Live() {
+			continue
+		}
+		s.Progress("restart", name, why)
+		if err := e.sup.Stop(ctx, key); err != nil {
+			return api.Errorf(api.CodeFailed, "stop %s to restart it (%s): %w", name, why, err)
+		}
+	}
+	return nil
+}
+
+// applySlices makes each slice of the world what the plan says, in
+// depends_on order so an adapter's tokens can name another: provisioned,
+// verified (rebuilt when it vanished), handed its adapter's new config
+// (provision is idempotent and applies it), migrated again. A slice made
+// again under running services restarts what depends on it, so no app
+// keeps state from the slice that was there before.
+func (e *Engine) applySlices(ctx context.Context, s Progress, o *observed, p lifecycle.Plan) error {
+	rec, cfg, w := o.rec, o.cfg, o.w
+	migrate := map[string]bool{}
+	for _, st := range p.Migrate {
+		migrate[st.Service] = true
+	}
+	var rebuilt []string
+	for _, level := range cfg.StartOrder() {
+		for _, name := range level {
+			svc := cfg.Services[name]
+			if !svc.IsAdapter() {
+				continue
+			}
+			sl, made, err := e.ensureSlice(ctx, s, w, rec, svc)
+			if err == nil && migrate[name] && !made {
+				err = e.migrateSlice(ctx, s, w, rec, svc, sl)
+			}
+			if err != nil {
+				// status says why this slice is not there, instead of a
+				// slice "provisioning" for ever; the next up rebuilds it.
+				reason := OneLine(e.redact.String(err.Error()))
+				if serr := e.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
+					e.log.Warn("record a failed slice", "service", name, "error", serr)
+				}
+				return err
+			}
+			w.slices[name] = sl
+			if made {
+				rebuilt = append(rebuilt, name)
+			}
+		}
+	}
+	return e.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt")
+}
+
+// migrateSlice runs the migrate of a kept slice again (its command or
+// inputs changed: a branch merged with a new migration) and records what
+// it ran.
+func (e *Engine) migrateSlice(ctx context.Context, s Progress, w *world, rec *registry.Worktree, svc *config.Service, sl slice) error {
+	if err := e.runSliceSteps(ctx, s, w, rec, svc, sl, false); err != nil {
+		return err
+	}
+	return e.reg.SetServiceInputs(ctx, rec.ID, svc.Name, "", migrateSum(svc, rec.Path))
 }
 
 // pruneSlice destroys the slice of a service removed from binky.toml, by
@@ -203,15 +326,25 @@ func (e *Engine) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Confi
 	if c, err := LoadConfigContext(ctx, filepath.Join(rec.Path, "binky.toml")); err == nil {
 		cfg = c
 	}
-	p, err := e.planWorld(ctx, cfg, rec, a.Env, a.Prune)
+	o, err := e.observe(ctx, cfg, rec, a.Env)
 	if err != nil {
 		return nil, err
 	}
+	p := e.plan(o, a.Prune)
 	w, err := e.worldStatus(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
+	w.Noop = e.noop(ctx, o, p)
+	if w.Noop {
+		p.Verify = nil // an up with nothing to do verifies nothing either
+	}
 	w.Plan = &p
-	w.Noop = p.Empty()
 	return w, nil
+}
+
+// noop reports whether an up of the observed world has nothing to do: it
+// is up, the plan changes nothing, and everything of it runs.
+func (e *Engine) noop(ctx context.Context, o *observed, p lifecycle.Plan) bool {
+	return o.rec.State == state.WorldUp && p.Empty() && e.allRunning(ctx, o.cfg, o.rec)
 }

@@ -36,6 +36,50 @@ func portPlan(cfg *config.Config, lo int) (map[string]map[string]int, int) {
 	return plan, next - lo
 }
 
+// portLayout lays out the ports of cfg's cmd services in the block of
+// size ports from lo: each port recorded for a service keeps its number
+// (a port name the service still has, inside the block, not given
+// twice), then the ports not laid out yet fill the block's holes in file
+// order, then extend it past its end. It returns the layout and the block
+// size it needs, never less than size: a service removed leaves a hole,
+// and no other service is renumbered. With nothing recorded and size 0 it
+// is portPlan.
+func portLayout(cfg *config.Config, lo, size int, recorded map[string]map[string]int) (map[string]map[string]int, int) {
+	out := map[string]map[string]int{}
+	taken := map[int]bool{}
+	put := func(name, pn string, p int) {
+		if out[name] == nil {
+			out[name] = map[string]int{}
+		}
+		out[name][pn] = p
+		taken[p] = true
+	}
+	for _, name := range cfg.Order {
+		for _, pn := range cfg.Services[name].PortNames() {
+			if p, ok := recorded[name][pn]; ok && p >= lo && p < lo+size && !taken[p] {
+				put(name, pn, p)
+			}
+		}
+	}
+	next := lo
+	for _, name := range cfg.Order {
+		for _, pn := range cfg.Services[name].PortNames() {
+			if _, ok := out[name][pn]; ok {
+				continue
+			}
+			for taken[next] {
+				next++
+			}
+			put(name, pn, next)
+		}
+	}
+	need := size
+	for p := range taken {
+		need = max(need, p-lo+1)
+	}
+	return out, need
+}
+
 // firstPort is a service's ${self.port}.
 func firstPort(cfg *config.Config, svc string, plan map[string]map[string]int) int {
 	names := cfg.Services[svc].PortNames()

@@ -10,9 +10,7 @@ import (
 	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
-	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/sdk"
-	"github.com/binkyhq/binky/sdk/names"
 )
 
 // adapterCall is one call the engine made on the fake adapter host.
@@ -113,10 +111,10 @@ func (c *fakeConn) Provision(_ context.Context, req *sdk.ProvisionRequest) (*sdk
 	}
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
+	// Provision is idempotent and applies the config it is given, to a
+	// slice that exists too (as the real adapters do).
 	_, existed := c.f.slices[req.Slice]
-	if !existed {
-		c.f.slices[req.Slice] = maps.Clone(req.Config)
-	}
+	c.f.slices[req.Slice] = maps.Clone(req.Config)
 	return &sdk.ProvisionResponse{Existed: &existed}, nil
 }
 
@@ -126,10 +124,15 @@ func (c *fakeConn) Resolve(_ context.Context, req *sdk.ResolveRequest) (*sdk.Res
 	}
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
-	if _, ok := c.f.slices[req.Slice]; !ok {
+	cfg, ok := c.f.slices[req.Slice]
+	if !ok {
 		return nil, sdk.Errorf(sdk.CodeConflict, "slice %q does not exist", req.Slice)
 	}
-	return &sdk.ResolveResponse{Address: c.name + "://" + req.Slice, Values: map[string]string{"path": "/fake/" + req.Slice}}, nil
+	user := ""
+	if cfg["owner_role"] == true {
+		user = req.Slice + "_owner@" // a role of its own: other credentials
+	}
+	return &sdk.ResolveResponse{Address: c.name + "://" + user + req.Slice, Values: map[string]string{"path": "/fake/" + req.Slice}}, nil
 }
 
 func (c *fakeConn) Clone(_ context.Context, req *sdk.CloneRequest) (*sdk.CloneResponse, error) {
@@ -158,15 +161,13 @@ func (c *fakeConn) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.Des
 
 func (c *fakeConn) Close() error { return nil }
 
-// fakeDaemon is the daemon's side of the engine (world.Options' Events,
-// Routes and Admission) as a test has it: events recorded in a slice,
-// routes and admission recorded and otherwise no-ops.
+// fakeDaemon is the daemon's side of the engine (world.Options' Events
+// and Routes) as a test has it: events recorded in a slice, route
+// refreshes counted.
 type fakeDaemon struct {
-	mu       sync.Mutex
-	events   []events.Event
-	admitted []string // project/worktree of each admit
-	released []string // project/worktree of each release
-	routes   int      // route refreshes asked
+	mu     sync.Mutex
+	events []events.Event
+	routes int // route refreshes asked
 }
 
 // eventNames is the names of the events emitted so far, in order.
@@ -182,7 +183,7 @@ func (d *fakeDaemon) eventNames() []string {
 
 // options fills o's daemon side with d.
 func (d *fakeDaemon) options(o *Options) {
-	o.Events, o.Routes, o.Admission = d, d, d
+	o.Events, o.Routes = d, d
 }
 
 func (d *fakeDaemon) Emit(e events.Event) {
@@ -194,27 +195,11 @@ func (d *fakeDaemon) Emit(e events.Event) {
 func (d *fakeDaemon) Refresh(context.Context) { d.mu.Lock(); d.routes++; d.mu.Unlock() }
 func (d *fakeDaemon) RefreshAsync()           { d.mu.Lock(); d.routes++; d.mu.Unlock() }
 
-func (d *fakeDaemon) URLFor(*config.Config) func(string) string {
+func (d *fakeDaemon) URLFor(cfg *config.Config) func(string) string {
+	if cfg.Project.HTTPS {
+		return func(host string) string { return "https://" + host }
+	}
 	return func(host string) string { return "http://" + host }
-}
-
-func (d *fakeDaemon) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
-	return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
-}
-
-func (d *fakeDaemon) Admit(_ context.Context, _ Progress, _ *config.Config, w *registry.Worktree, _ bool) error {
-	d.record(&d.admitted, Key(w.Project, w.Name))
-	return nil
-}
-
-func (d *fakeDaemon) Released(project, wt string) { d.record(&d.released, Key(project, wt)) }
-
-func (d *fakeDaemon) BeforeStop(context.Context, *registry.Worktree) {}
-
-func (d *fakeDaemon) record(list *[]string, key string) {
-	d.mu.Lock()
-	*list = append(*list, key)
-	d.mu.Unlock()
 }
 
 var (
@@ -222,5 +207,4 @@ var (
 	_ AdapterConn = (*fakeConn)(nil)
 	_ Events      = (*fakeDaemon)(nil)
 	_ Routes      = (*fakeDaemon)(nil)
-	_ Admission   = (*fakeDaemon)(nil)
 )

@@ -37,9 +37,29 @@ func (e *Engine) goldenLock(s Progress, svc, tmpl string) *sync.Mutex {
 	return m
 }
 
+// goldenKey is the key of the template the clone_from service svc of w
+// clones from, and that template's name, as binky.toml and the worktree's
+// inputs are now: migrate, seed, adapter, server, the content of its
+// inputs, its env and its adapter config, rendered with coords
+// (w.coords(), holding the slices of the services before svc) as
+// golden.TemplateCoords keeps them. Nothing is built, cloned or asked of
+// an adapter; only the inputs are read. A plan compares it with the key
+// of the template a world's slice was cloned from.
+func goldenKey(w *world, svc *config.Service, coords map[string]string) (golden.Key, string, error) {
+	key, err := golden.KeyOf(golden.Spec{
+		Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, Inputs: svc.Inputs,
+		AdminURL:  w.render(svc.AdminURL, svc.Name, coords),
+		EnvSum:    golden.EnvSum(golden.TemplateEnv(svc.Env, svc.Name, coords)),
+		ConfigSum: golden.ConfigSum(golden.TemplateConfig(svc.Config, svc.Name, coords)),
+	}, w.path)
+	if err != nil {
+		return golden.Key{}, "", api.Errorf(api.CodeInvalid, "key the golden template of %s in %s: %w", svc.Name, w.path, err)
+	}
+	return key, golden.Name(w.project, svc.CloneFrom, key.Sum), nil
+}
+
 // sliceFromGolden clones the world's slice from the template that matches
-// its key (migrate, seed, adapter, server and the content of its inputs in
-// this worktree), building that template first when it is missing. A
+// its key (goldenKey), building that template first when it is missing. A
 // failed or unsupported clone falls back to provision+migrate+seed,
 // logging clone_fallback with the cause; an adapter that says it cannot
 // clone goes straight there.
@@ -49,13 +69,10 @@ func (e *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec 
 		return e.buildSlice(ctx, s, w, rec, svc, conn, name)
 	}
 	coords := w.coords()
-	admin := e.target(w, svc, name, coords).AdminURL
-	envSum := golden.EnvSum(golden.TemplateEnv(svc.Env, svc.Name, coords))
-	key, err := golden.KeyOf(golden.Spec{Migrate: svc.Migrate, Seed: svc.Seed, Adapter: svc.Adapter, AdminURL: admin, Inputs: svc.Inputs, EnvSum: envSum}, rec.Path)
+	key, tmpl, err := goldenKey(w, svc, coords)
 	if err != nil {
-		return slice{}, api.Errorf(api.CodeInvalid, "key the golden template of %s in %s: %w", svc.Name, rec.Path, err)
+		return slice{}, err
 	}
-	tmpl := golden.Name(w.project, svc.CloneFrom, key.Sum)
 	gt := e.target(w, svc, tmpl, coords)
 	t := e.target(w, svc, name, coords)
 	store := e.GoldenStore()
@@ -128,7 +145,7 @@ func (e *Engine) ensureGolden(ctx context.Context, s Progress, w *world, rec *re
 	now := time.Now()
 	nr := &golden.Record{
 		Project: w.project, Service: svc.Name, CloneFrom: svc.CloneFrom, Adapter: svc.Adapter,
-		Server: golden.Server(gt.AdminURL), EnvSum: key.EnvSum, Slice: gt.Slice, Key: key.Sum, Created: now, LastUsed: now, Path: rec.Path,
+		Server: golden.Server(gt.AdminURL), EnvSum: key.EnvSum, ConfigSum: key.ConfigSum, Slice: gt.Slice, Key: key.Sum, Created: now, LastUsed: now, Path: rec.Path,
 		State: golden.StateBuilding,
 	}
 	if err := store.Put(nr); err != nil {

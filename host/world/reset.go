@@ -58,6 +58,11 @@ func (e *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.W
 		}
 		return nil, api.Errorf(api.CodeInvalid, "%s has no adapter services to reset", rec.Name)
 	}
+	// A setup whose commands or inputs changed runs before what depends on
+	// it starts again (a branch merged with new dependencies), as in up.
+	if err := e.warmWorktree(ctx, s, w, rec); err != nil {
+		return nil, err
+	}
 	// Start what was stopped, in order, each waited healthy, against the
 	// slices as they are now.
 	coords := w.coords()
@@ -167,6 +172,9 @@ func (e *Engine) resetSlice(ctx context.Context, s Progress, w *world, rec *regi
 		Address: sl.Address, Values: sl.Values, Slice: slName, Adapter: svc.Adapter,
 	}); err != nil {
 		return e.degradeReset(ctx, rec, name, fmt.Errorf("record the reset slice of %s: %w", name, err))
+	}
+	if err := e.recordMade(ctx, w, rec, svc); err != nil {
+		return e.degradeReset(ctx, rec, name, err)
 	}
 	w.slices[name] = sl
 	return nil

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -104,6 +105,9 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 				out.Pid = st.Pid
 				out.Restarts = st.Restarts
 				supReason = e.redact.String(st.Reason)
+				if why := movedPort(st, sv.Ports, rec.Name, sv.Name); why != "" {
+					out.State, supReason = state.ServiceUnhealthy, why
+				}
 			} else if rec.State == state.WorldDown || out.State == "" {
 				out.State = state.ServiceStopped
 				out.Pid = 0
@@ -133,6 +137,26 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 		}
 	}
 	return w, nil
+}
+
+// movedPort is the reason a live service is unhealthy when its process
+// was started on a port ($PORT, st.Port) its record no longer lists: its
+// probe vouches for the old port, while env and the proxy hand out the
+// recorded one. "" when the port is among the recorded ones, or either is
+// unknown.
+func movedPort(st supervisor.Status, recorded map[string]int, wt, svc string) string {
+	if st.Pid == 0 || st.Port == 0 || len(recorded) == 0 || !st.State.Live() {
+		return ""
+	}
+	ports := make([]int, 0, len(recorded))
+	for _, p := range recorded {
+		if p == st.Port {
+			return ""
+		}
+		ports = append(ports, p)
+	}
+	sort.Ints(ports)
+	return fmt.Sprintf("unhealthy: it runs on port %d, but port %d is recorded: binky restart %s %s", st.Port, ports[0], wt, svc)
 }
 
 // statusMemo is what one status request shares between its worlds: each

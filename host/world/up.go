@@ -19,7 +19,6 @@ import (
 	"github.com/binkyhq/binky/host/supervisor"
 	"github.com/binkyhq/binky/host/worktree"
 	lifecycle "github.com/binkyhq/binky/host/world/plan"
-	"github.com/binkyhq/binky/sdk/names"
 )
 
 // Up brings one world up: config → worktree → admission → ports → slices
@@ -47,7 +46,7 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	// RAM and disk), or resume the world if it is suspended. An up that
 	// fails gives its place back.
 	queued := &registry.Worktree{Project: project, Name: wtName, Branch: t.wt.Branch, Path: t.wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
-	if err := e.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
+	if err := e.admit(ctx, s, cfg, queued, a.NoWait); err != nil {
 		return nil, err
 	}
 	key := Key(project, wtName)
@@ -57,7 +56,7 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 		}
 		e.adm.Done(key)
 		if retErr != nil {
-			e.admission.Released(project, wtName)
+			e.released(project, wtName)
 		}
 	}()
 
@@ -72,31 +71,53 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	}
 	defer lock.Unlock()
 
-	upPlan, noop, err := e.planUp(ctx, s, t, a)
+	w, err := e.converge(ctx, s, t, a, repo.Root)
+	if err != nil {
+		return nil, err
+	}
+	if !e.admOff {
+		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
+	}
+	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
+	return w, nil
+}
+
+// converge is up's observe → plan → apply (observe.go, apply.go) under
+// the world's lock: an existing world is planned first (nothing to do
+// returns its status at once), then the world is recorded as starting, its
+// env prepared, and a new world observed and planned; apply carries the
+// plan out. A failure is recorded as the world's.
+func (e *Engine) converge(ctx context.Context, s Progress, t *upTarget, a api.UpArgs, repoRoot string) (*api.World, error) {
+	o, upPlan, noop, err := e.planUp(ctx, s, t, a)
 	if err != nil || noop != nil {
 		return noop, err
 	}
-
-	rec, err := e.recordUp(ctx, t, repo.Root)
+	rec, err := e.recordUp(ctx, t, repoRoot)
 	if err != nil {
 		return nil, err
 	}
 	if t.cfgErr != nil {
 		return nil, e.failUp(ctx, rec, t.cfgErr)
 	}
-	envVals, err := e.prepareEnv(ctx, s, cfg, rec, a.Env)
-	if err != nil {
+	if _, err := e.prepareEnv(ctx, s, t.cfg, rec, a.Env); err != nil {
 		return nil, e.failUp(ctx, rec, err)
 	}
-	w, err := e.bringUp(ctx, s, cfg, rec, envVals, a.Env)
+	var p lifecycle.Plan
+	if o == nil {
+		// A new world (or one that could not be observed before it was
+		// recorded): all of it is planned now.
+		if o, err = e.observe(ctx, t.cfg, rec, a.Env); err != nil {
+			return nil, e.failUp(ctx, rec, err)
+		}
+		p = e.plan(o, a.Prune)
+	} else {
+		o.rec, p = rec, *upPlan
+	}
+	w, err := e.apply(ctx, s, o, p, a.Env)
 	if err != nil {
 		return nil, e.failUp(ctx, rec, err)
 	}
 	w.Plan = upPlan
-	if !e.admOff {
-		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
-	}
-	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
 	return w, nil
 }
 
@@ -171,36 +192,36 @@ func (e *Engine) resolveUpTarget(ctx context.Context, s Progress, repo *worktree
 	return &upTarget{wt: wt, cfg: cfg, cfgErr: cfgErr, name: wtName}, nil
 }
 
-// planUp plans the up of a world that exists: up is plan and apply. The
-// plan (what to start, restart, stop, provision, keep) compares cfg
-// rendered with the world's recorded ports and slices against what runs;
-// nothing changed and everything up means nothing to do, as fast as
-// before: then noop is the world's status. Otherwise the plan's stops are
-// applied. A world not recorded yet, or one that cannot be planned, has
-// no plan.
-func (e *Engine) planUp(ctx context.Context, s Progress, t *upTarget, a api.UpArgs) (upPlan *lifecycle.Plan, noop *api.World, _ error) {
+// planUp observes and plans the up of a world that exists: nothing
+// changed and everything up means nothing to do, as fast as before: then
+// noop is the world's status. Otherwise the plan is told to the caller
+// step by step before apply carries it out. A world not recorded yet, or
+// one that cannot be observed (its env unresolved: the up then fails
+// saying why once the world is recorded), has no plan yet.
+func (e *Engine) planUp(ctx context.Context, s Progress, t *upTarget, a api.UpArgs) (_ *observed, _ *lifecycle.Plan, noop *api.World, _ error) {
 	cfg := t.cfg
 	old, err := e.reg.Worktree(ctx, cfg.Project.Name, t.name)
 	if err != nil || t.cfgErr != nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	p, err := e.planWorld(ctx, cfg, old, a.Env, a.Prune)
+	o, err := e.observe(ctx, cfg, old, a.Env)
 	if err != nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	upPlan = &p
-	if old.State == state.WorldUp && p.Empty() && e.allRunning(ctx, cfg, old) {
+	p := e.plan(o, a.Prune)
+	if e.noop(ctx, o, p) {
 		w, err := e.worldStatus(ctx, old)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		w.Noop, w.Plan = true, upPlan
-		return upPlan, w, nil
+		p.Verify = nil
+		w.Noop, w.Plan = true, &p
+		return o, &p, w, nil
 	}
-	if err := e.applyPlanStops(ctx, s, cfg, old, p, a.Env); err != nil {
-		return nil, nil, err
+	for _, line := range p.Lines() {
+		s.Progress("plan", "", line)
 	}
-	return upPlan, nil, nil
+	return o, &p, nil, nil
 }
 
 // recordUp records the world as starting before anything else can fail,
@@ -253,59 +274,12 @@ func (e *Engine) prepareEnv(ctx context.Context, s Progress, cfg *config.Config,
 	return envVals, nil
 }
 
-// bringUp runs steps 4–7 for a recorded worktree; caller is the caller's
-// environment, the base of every process it starts.
-func (e *Engine) bringUp(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, envVals, caller map[string]string) (*api.World, error) {
-	project, wtName := rec.Project, rec.Name
-
-	// 4. ports.
-	lo, err := e.reservePorts(ctx, s, cfg, rec)
-	if err != nil {
-		return nil, err
-	}
-	plan, _ := portPlan(cfg, lo)
-	w := &world{
-		cfg: cfg, project: project, worktree: wtName, path: rec.Path,
-		plan: plan, slices: map[string]slice{}, env: envVals, caller: caller,
-		proxyURL: e.routes.URLFor(cfg),
-		hostOf:   func(svc string) string { return names.Host(cfg.Services[svc].URL, wtName, project) },
-	}
-
-	// 4b. a new worktree starts warm: [worktree] copy, then setup (warm.go).
-	if err := e.warmWorktree(ctx, s, w, rec); err != nil {
-		return nil, err
-	}
-
-	// 5. slices.
-	if err := e.ensureSlices(ctx, s, w, rec); err != nil {
-		return nil, err
-	}
-
-	// 6. supervise: cmd services level by level, independent ones in parallel.
-	coords := w.coords()
-	if err := startLevels(cfg, func(name string) error {
-		return e.startService(ctx, s, w, rec, cfg.Services[name], coords)
-	}); err != nil {
-		return nil, err
-	}
-
-	// 7. proxy, 8. registry.
-	if err := e.reg.SetWorktreeState(ctx, rec.ID, state.WorldUp); err != nil {
-		return nil, fmt.Errorf("record world state: %w", err)
-	}
-	e.routes.Refresh(ctx)
-	s.Progress("ready", "", "")
-	rec.State = state.WorldUp
-	return e.worldStatus(ctx, rec)
-}
-
 // reservePorts is up's step 4: one block for every port the world asks
 // for, each proven free of other programs (a block kept across down may
-// have been taken meanwhile). It returns the block's first port, 0 when
-// the world asks for none.
-func (e *Engine) reservePorts(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree) (int, error) {
+// have been taken meanwhile) of size ports. It returns the block's first
+// port, 0 when the world asks for none.
+func (e *Engine) reservePorts(ctx context.Context, s Progress, cfg *config.Config, rec *registry.Worktree, size int) (int, error) {
 	project, wtName := rec.Project, rec.Name
-	_, size := portPlan(cfg, 0)
 	lo, hi := 0, 0
 	if size > 0 {
 		s.Progress("ports", "", fmt.Sprintf("%d wanted", size))
@@ -328,39 +302,6 @@ func (e *Engine) reservePorts(ctx context.Context, s Progress, cfg *config.Confi
 		e.events.Emit(events.Event{Event: events.PortsReserved, Project: project, Worktree: wtName, PortLo: lo, PortHi: hi})
 	}
 	return lo, nil
-}
-
-// ensureSlices is up's step 5: the world's slices, in depends_on order so
-// an adapter's tokens can name another, each put in w.slices.
-func (e *Engine) ensureSlices(ctx context.Context, s Progress, w *world, rec *registry.Worktree) error {
-	cfg := w.cfg
-	var rebuilt []string
-	for _, level := range cfg.StartOrder() {
-		for _, name := range level {
-			svc := cfg.Services[name]
-			if !svc.IsAdapter() {
-				continue
-			}
-			sl, made, err := e.ensureSlice(ctx, s, w, rec, svc)
-			if err != nil {
-				// status says why this slice is not there, instead of a
-				// slice "provisioning" for ever; the next up rebuilds it.
-				reason := OneLine(e.redact.String(err.Error()))
-				if serr := e.reg.SetServiceState(ctx, rec.ID, name, state.ServiceFailed, nil, "provisioning failed: "+reason); serr != nil {
-					e.log.Warn("record a failed slice", "service", name, "error", serr)
-				}
-				return err
-			}
-			w.slices[name] = sl
-			if made {
-				rebuilt = append(rebuilt, name)
-			}
-		}
-	}
-	// A slice made again under running services (it vanished, or a killed
-	// reset left it half made): what depends on it restarts, so no app
-	// keeps state from the slice that was there before.
-	return e.stopDependents(ctx, s, cfg, rec, rebuilt, "its slice was rebuilt")
 }
 
 // startLevels starts the cmd services of cfg level by level in its

@@ -54,7 +54,11 @@ func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.Clone
 		return nil, fail(op, req.AdminURL, err)
 	}
 	src := names.Postgres(req.Source)
-	method, err := p.clone(ctx, s, &req.Target, src)
+	var method string
+	err = p.whileFull(ctx, s.srv, func() (err error) {
+		method, err = p.clone(ctx, s, &req.Target, src)
+		return err
+	})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
@@ -109,7 +113,7 @@ func (p *Postgres) clone(ctx context.Context, s *slice, t *sdk.Target, src strin
 		return "", err
 	}
 	if s.cfg.ownerRole {
-		err = p.ensureRole(ctx, s.srv, s.db, t.Slice)
+		err = p.ensureRole(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases)
 		if err == nil {
 			err = p.handOver(ctx, s, src, s.db)
 		}

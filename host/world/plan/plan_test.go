@@ -1,74 +1,154 @@
 package plan
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 )
 
+// The table prints the plan of each config-before/config-after pair as up
+// --dry-run shows it.
 func TestCompute(t *testing.T) {
-	db := Service{Name: "db"}
-	web := func(hash string) Service {
-		return Service{Name: "web", Cmd: true, Hash: hash, DependsOn: []string{"db"}}
-	}
+	db := Service{Name: "db", Config: NoConfig, Migrate: "m1"}
+	web := Service{Name: "web", Cmd: true, Hash: "h1", DependsOn: []string{"db"}, Ports: map[string]int{"http": 3000}, URL: "http://web.w.p.localhost"}
 	worker := Service{Name: "worker", Cmd: true, Hash: "w1", DependsOn: []string{"web"}}
 	running := map[string]Recorded{
-		"db":     {Live: true},
-		"web":    {Cmd: true, Hash: "h1", Live: true},
+		"db":     {Live: true, Config: NoConfig, Migrate: "m1"},
+		"web":    {Cmd: true, Hash: "h1", Live: true, Ports: map[string]int{"http": 3000}, URL: "http://web.w.p.localhost"},
 		"worker": {Cmd: true, Hash: "w1", Live: true},
+	}
+	with := func(s Service, edit func(*Service)) Service { edit(&s); return s }
+	have := func(edit func(map[string]Recorded)) map[string]Recorded {
+		m := map[string]Recorded{}
+		for k, v := range running {
+			m[k] = v
+		}
+		edit(m)
+		return m
 	}
 	tests := []struct {
 		name  string
 		want  []Service
 		have  map[string]Recorded
-		prune bool
-		plan  Plan
+		world World
+		plan  string // Lines, one a line
+		empty bool
 	}{
-		{name: "nothing changed", want: []Service{db, web("h1"), worker}, have: running},
+		{name: "nothing changed: the slice is only verified",
+			want: []Service{db, web, worker}, have: running, empty: true,
+			plan: "verify    db: kept; checked on its server"},
 		{name: "a command changed: it and its dependents restart",
-			want: []Service{db, web("h2"), worker}, have: running,
-			plan: Plan{Restart: []Step{{Service: "web", Why: "its config changed"}, {Service: "worker", Why: "it depends on web, which changes"}}}},
-		{name: "a dependent changed alone",
-			want: []Service{db, web("h1"), {Name: "worker", Cmd: true, Hash: "w2", DependsOn: []string{"web"}}}, have: running,
-			plan: Plan{Restart: []Step{{Service: "worker", Why: "its config changed"}}}},
-		{name: "a service added",
-			want: []Service{db, web("h1"), worker, {Name: "mail", Cmd: true, Hash: "m"}}, have: running,
-			plan: Plan{Start: []Step{{Service: "mail", Why: "new in binky.toml"}}}},
-		{name: "a service removed is stopped",
-			want: []Service{db, web("h1")}, have: running,
-			plan: Plan{Stop: []Step{{Service: "worker", Why: "removed from binky.toml"}}}},
+			want: []Service{db, with(web, func(s *Service) { s.Hash = "h2" }), worker}, have: running,
+			plan: `verify    db: kept; checked on its server
+restart   web: its config changed
+restart   worker: it depends on web, which changes`},
+		{name: "a service added starts alone; the ports of the others stay",
+			want: []Service{db, web, worker, {Name: "mail", Cmd: true, Hash: "m", Ports: map[string]int{"smtp": 3001}}}, have: running,
+			world: World{Block: "3000-3000", NewBlock: "3000-3001", BlockWhy: "grows in place for the new ports"},
+			plan: `ports     world: grows in place for the new ports
+verify    db: kept; checked on its server
+start     mail: new in binky.toml`},
+		{name: "the block moves: every service whose ports change restarts",
+			want: []Service{db, web, worker, {Name: "mail", Cmd: true, Ports: map[string]int{"smtp": 3001}}}, have: running,
+			world: World{Block: "3000-3000", NewBlock: "elsewhere", BlockWhy: "moves: the ports after 3000 are taken", Moves: true},
+			plan: `ports     world: moves: the ports after 3000 are taken
+verify    db: kept; checked on its server
+restart   web: the world's port block moves
+restart   worker: it depends on web, which changes
+start     mail: new in binky.toml`},
+		{name: "ports renumbered by hand restart their service",
+			want: []Service{db, with(web, func(s *Service) { s.Ports = map[string]int{"http": 3001} }), worker}, have: running,
+			plan: `verify    db: kept; checked on its server
+restart   web: its ports move: 3000 → 3001
+restart   worker: it depends on web, which changes`},
+		{name: "a service removed is stopped; nothing is renumbered",
+			want: []Service{db, web}, have: running,
+			plan: `stop      worker: removed from binky.toml
+verify    db: kept; checked on its server`},
 		{name: "an adapter service removed keeps its slice",
-			want: []Service{{Name: "web", Cmd: true, Hash: "h1"}, {Name: "worker", Cmd: true, Hash: "w1", DependsOn: []string{"web"}}}, have: running,
-			plan: Plan{Keep: []Step{{Service: "db", Why: "removed from binky.toml; its slice is kept until binky remove or up --prune"}}}},
+			want: []Service{with(web, func(s *Service) { s.DependsOn = nil }), worker}, have: running, empty: true,
+			plan: "keep      db: removed from binky.toml; its slice is kept until binky remove or up --prune"},
 		{name: "up --prune destroys it",
-			want: []Service{{Name: "web", Cmd: true, Hash: "h1"}, {Name: "worker", Cmd: true, Hash: "w1", DependsOn: []string{"web"}}}, have: running, prune: true,
-			plan: Plan{Prune: []Step{{Service: "db", Why: "removed from binky.toml; up --prune destroys its slice"}}}},
+			want: []Service{with(web, func(s *Service) { s.DependsOn = nil }), worker}, have: running, world: World{Prune: true},
+			plan: "prune     db: removed from binky.toml; up --prune destroys its slice"},
 		{name: "a slice not provisioned is built and its dependents restart",
-			want: []Service{db, web("h1"), worker}, have: map[string]Recorded{"db": {}, "web": running["web"], "worker": running["worker"]},
-			plan: Plan{Provision: []Step{{Service: "db", Why: "its slice is not provisioned"}}, Restart: []Step{{Service: "web", Why: "it depends on db, which changes"}, {Service: "worker", Why: "it depends on web, which changes"}}}},
-		{name: "a stopped service starts; what depends on it restarts",
-			want: []Service{db, web("h1"), worker}, have: map[string]Recorded{"db": {Live: true}, "web": {Cmd: true, Hash: "h1"}, "worker": running["worker"]},
-			plan: Plan{Start: []Step{{Service: "web", Why: "not running"}}, Restart: []Step{{Service: "worker", Why: "it depends on web, which changes"}}}},
-		{name: "a hash an older binky did not record is no change",
-			want: []Service{db, web("h9"), worker}, have: map[string]Recorded{"db": {Live: true}, "web": {Cmd: true, Live: true}, "worker": running["worker"]}},
+			want: []Service{db, web, worker}, have: have(func(m map[string]Recorded) { m["db"] = Recorded{} }),
+			plan: `provision db: its slice is not provisioned
+restart   web: it depends on db, which changes
+restart   worker: it depends on web, which changes`},
+		{name: "the adapter's config changed: the slice is reconfigured, its dependents restart",
+			want: []Service{with(db, func(s *Service) { s.Config = `{"owner_role":true}` }), web, worker}, have: running,
+			plan: `reconfig  db: its adapter config changed
+restart   web: it depends on db, which changes
+restart   worker: it depends on web, which changes`},
+		{name: "a url added to a running service is recorded",
+			want: []Service{db, web, worker}, have: have(func(m map[string]Recorded) { r := m["web"]; r.URL = ""; m["web"] = r }),
+			plan: `verify    db: kept; checked on its server
+update    web: its URL changes`},
+		{name: "a url removed: no longer proxied",
+			want: []Service{db, with(web, func(s *Service) { s.URL = "" }), worker}, have: running,
+			plan: `verify    db: kept; checked on its server
+update    web: it is no longer proxied`},
+		{name: "a service that reads a slice's tokens without depending on it restarts with it",
+			want: []Service{with(db, func(s *Service) { s.Config = `{"owner_role":true}` }), with(web, func(s *Service) { s.DependsOn, s.Uses = nil, []string{"db"} })},
+			have: running,
+			plan: `stop      worker: removed from binky.toml
+reconfig  db: its adapter config changed
+restart   web: it reads db's address, which changes`},
+		{name: "a migration added: migrate runs again, its dependents restart",
+			want: []Service{with(db, func(s *Service) { s.Migrate = "m2" }), web, worker}, have: running,
+			plan: `migrate   db: its migrate command or inputs changed
+restart   web: it depends on db, which changes
+restart   worker: it depends on web, which changes`},
+		{name: "the golden key changed: named stale, nothing else",
+			want: []Service{with(db, func(s *Service) { s.Golden = "bbbbbbbbbbbbbbbb" }), web, worker},
+			have: have(func(m map[string]Recorded) { r := m["db"]; r.Golden = "aaaaaaaaaaaaaaaa"; m["db"] = r }), empty: true,
+			plan: `verify    db: kept; checked on its server
+stale     db: golden key changed (template aaaaaaaaaaaa → bbbbbbbbbbbb); binky reset db clones it from the new one`},
+		{name: "setup inputs changed: setup runs, then what runs restarts",
+			want: []Service{db, web, worker}, have: running, world: World{Setup: "its commands or inputs changed"},
+			plan: `setup     world: its commands or inputs changed
+verify    db: kept; checked on its server
+restart   web: [worktree] setup runs again
+restart   worker: [worktree] setup runs again`},
+		{name: "https turned on: the URL is recorded, nothing restarts",
+			want: []Service{db, with(web, func(s *Service) { s.URL = "https://web.w.p.localhost" }), worker}, have: running,
+			plan: `verify    db: kept; checked on its server
+update    web: its URL changes`},
+		{name: "a service the user stopped stays stopped",
+			want: []Service{db, web, worker}, have: have(func(m map[string]Recorded) { m["worker"] = Recorded{Cmd: true, Stopped: true} }), empty: true,
+			plan: "verify    db: kept; checked on its server"},
+		{name: "a service not running starts; what depends on it restarts",
+			want: []Service{db, web, worker}, have: have(func(m map[string]Recorded) { r := m["web"]; r.Live = false; m["web"] = r }),
+			plan: `verify    db: kept; checked on its server
+restart   worker: it depends on web, which changes
+start     web: not running`},
+		{name: "what an older binky did not record is no change",
+			want: []Service{with(db, func(s *Service) { s.Config = `{"a":1}`; s.Golden = "k" }), with(web, func(s *Service) { s.Hash = "h9" }), worker},
+			have: have(func(m map[string]Recorded) {
+				m["db"] = Recorded{Live: true}
+				m["web"] = Recorded{Cmd: true, Live: true, URL: web.URL}
+			}), empty: true,
+			plan: "verify    db: kept; checked on its server"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Compute(tt.want, tt.have, tt.prune)
-			if !reflect.DeepEqual(got, tt.plan) {
-				t.Errorf("plan:\n got %+v\nwant %+v", got, tt.plan)
+			got := Compute(tt.want, tt.have, tt.world)
+			if lines := strings.Join(got.Lines(), "\n"); lines != tt.plan {
+				t.Errorf("plan:\n%s\nwant:\n%s", lines, tt.plan)
 			}
-			if got.Empty() != (len(tt.plan.Start)+len(tt.plan.Restart)+len(tt.plan.Stop)+len(tt.plan.Provision)+len(tt.plan.Prune) == 0) {
-				t.Errorf("Empty() = %v for %+v", got.Empty(), got)
+			if got.Empty() != tt.empty {
+				t.Errorf("Empty() = %v; want %v", got.Empty(), tt.empty)
 			}
 		})
 	}
 }
 
 func TestLines(t *testing.T) {
-	p := Plan{Restart: []Step{{Service: "web", Why: "its config changed"}}, Keep: []Step{{Service: "db", Why: "kept"}}}
+	p := Plan{Restart: []Step{{Service: "web", Why: "its config changed"}}, Keep: []Step{{Service: "db", Why: "kept"}}, Ports: []Step{{Why: "grows"}}}
 	got := strings.Join(p.Lines(), "\n")
-	if !strings.Contains(got, "restart   web: its config changed") || !strings.Contains(got, "keep      db: kept") {
-		t.Errorf("lines:\n%s", got)
+	for _, want := range []string{"restart   web: its config changed", "keep      db: kept", "ports     world: grows"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lines lack %q:\n%s", want, got)
+		}
 	}
 }

@@ -178,6 +178,13 @@ func (r *renderer) slice(s *Service, adapter string) {
 	fmt.Fprintf(w, "# %s, with an account that can create and drop slices\n", where)
 	w.WriteString("# (docs/adapters.md says which privileges each adapter needs).\n")
 	fmt.Fprintf(w, "admin_url = %s\n", quote(r.env(v)))
+	if adapter == "redis" || adapter == "valkey" {
+		// A world's keys are its own only under its prefix: a client
+		// that writes elsewhere is refused by the slice's ACL user.
+		w.WriteString("# Each world's keys live under its own prefix, the only keys its user may touch:\n")
+		fmt.Fprintf(w, "# give your client ${%s.prefix} (ioredis keyPrefix) or ${%s.namespace}\n", name, name)
+		w.WriteString("# (BullMQ's prefix option, redis-namespace), not a prefix of your own.\n")
+	}
 }
 
 // todo writes a service binky cannot run from its image, commented out,
@@ -286,7 +293,14 @@ func (r *renderer) serviceEnv(s *Service, portNames []string) [][2]string {
 	for _, e := range s.Env {
 		seen[e.Name] = true
 		if _, ok := r.adapter[e.URLHost]; ok && e.URLHost != "" {
-			out = append(out, [2]string{e.Name, "${" + r.names[e.URLHost] + ".url}"})
+			n := r.names[e.URLHost]
+			if e.URLDriver != "" {
+				// postgresql+asyncpg://: the adapter's url would drop the
+				// driver the program asks for, so the URL is built of parts.
+				out = append(out, [2]string{e.Name, fmt.Sprintf("%s://${%s.user}:${%s.password}@${%s.host}:${%s.port}/${%s.database}", e.URLDriver, n, n, n, n, n)})
+				continue
+			}
+			out = append(out, [2]string{e.Name, "${" + n + ".url}"})
 			continue
 		}
 		if !e.Keep {

@@ -114,20 +114,46 @@ func splitLines(b []byte) []string {
 // until ctx ends (nil) or emit fails (its error). A log that does not exist
 // yet is waited for.
 func Follow(ctx context.Context, path string, n int, emit func(line string) error) error {
-	fl := &follower{path: path, emit: emit}
+	return follow(ctx, path, func(off int64) ([]Line, error) {
+		if n <= 0 {
+			return nil, nil
+		}
+		texts, err := readLogs(path, n, off)
+		lines := make([]Line, len(texts))
+		for i, t := range texts {
+			lines[i].Text = t
+		}
+		return lines, err
+	}, func(l Line) error { return emit(l.Text) })
+}
+
+// FollowLines is Follow with each line's time (see Line; a new line is
+// dated when it is read) and the past lines kept to those written at or
+// after since when it is not zero (then n <= 0 is all of those).
+func FollowLines(ctx context.Context, path string, n int, since time.Time, emit func(Line) error) error {
+	return follow(ctx, path, func(off int64) ([]Line, error) {
+		if n <= 0 && since.IsZero() {
+			return nil, nil
+		}
+		return readLogLines(path, n, since, off)
+	}, emit)
+}
+
+// follow emits what backlog returns of the log up to its current end
+// (off), then each line written after it.
+func follow(ctx context.Context, path string, backlog func(off int64) ([]Line, error), emit func(Line) error) error {
+	fl := &follower{path: path, emit: func(l string) error { return emit(Line{Text: l, Time: time.Now()}) }}
 	defer fl.closeFile()
 	if err := fl.open(); err != nil {
 		return err
 	}
-	if n > 0 {
-		lines, err := readLogs(path, n, fl.off)
-		if err != nil {
+	lines, err := backlog(fl.off)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if err := emit(l); err != nil {
 			return err
-		}
-		for _, l := range lines {
-			if err := emit(l); err != nil {
-				return err
-			}
 		}
 	}
 	// Changes to the directory wake the follower at once; the ticker is the

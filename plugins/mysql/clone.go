@@ -53,7 +53,14 @@ func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	return &sdk.CloneResponse{Method: MethodTableCopy}, nil
+	resp := &sdk.CloneResponse{Method: MethodTableCopy}
+	// The template's size, for golden list (the tables' data and indexes,
+	// as information_schema estimates them); unknown when it will not say.
+	var size sql.NullInt64
+	if err := s.srv.db.QueryRowContext(ctx, "SELECT SUM(DATA_LENGTH + INDEX_LENGTH) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", names.MySQL(req.Source)).Scan(&size); err == nil && size.Valid {
+		resp.SourceBytes = size.Int64
+	}
+	return resp, nil
 }
 
 func clone(ctx context.Context, st claimStore, s *slice, t *sdk.Target, src string) error {

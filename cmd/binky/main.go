@@ -64,6 +64,14 @@ func run(args []string) int {
 	if handedOff(args) {
 		return handOff(args)
 	}
+	if c, ok := parseFast(args, os.Getenv); ok {
+		return runFast(c) // fast.go: the hot verbs without kong
+	}
+	return runKong(args)
+}
+
+// runKong parses args with the whole grammar and runs the verb.
+func runKong(args []string) int {
 	var c grammar
 	return cli.Main(args, &c, &c.Home, func(ctx context.Context, home string) any {
 		return &globals{ctx: ctx, home: home}

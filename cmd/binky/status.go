@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,7 +34,13 @@ func (c *statusCmd) Run(g *globals) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	return printStatus(os.Stdout, res, styleFor(os.Stdout, os.Getenv))
+	// Buffered: tabwriter writes cell by cell, a system call each on a
+	// bare os.Stdout (thousands for 50 worlds).
+	out := bufio.NewWriter(os.Stdout)
+	if err := printStatus(out, res, styleFor(os.Stdout, os.Getenv)); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 // printStatus writes the status table: worlds grouped by project, each

@@ -48,15 +48,13 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 
-	req := Request{Op: op}
+	var b []byte
 	if args != nil {
-		b, err := json.Marshal(args)
-		if err != nil {
+		if b, err = json.Marshal(args); err != nil {
 			return fmt.Errorf("encode %s request: %w", op, err)
 		}
-		req.Args = b
 	}
-	line, _ := json.Marshal(req)
+	line := requestLine(op, b)
 	// A daemon that refuses the caller answers before reading: a failed
 	// write still leaves its answer to read.
 	_, werr := conn.Write(append(line, '\n'))
@@ -119,4 +117,17 @@ func onlyResult(line []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return line[len(resultPrefix) : len(line)-1], true
+}
+
+// requestLine is json.Marshal(Request{Op: op, Args: args}) for args that
+// json.Marshal wrote, without scanning args again to compact them (they
+// carry the caller's whole environment).
+func requestLine(op string, args json.RawMessage) []byte {
+	o, _ := json.Marshal(op)
+	line := make([]byte, 0, len(o)+len(args)+len(`{"op":,"args":}`))
+	line = append(append(line, `{"op":`...), o...)
+	if len(args) > 0 {
+		line = append(append(line, `,"args":`...), args...)
+	}
+	return append(line, '}')
 }

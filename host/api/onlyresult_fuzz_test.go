@@ -46,3 +46,24 @@ func FuzzOnlyResult(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRequestLine: the request line Call writes is json.Marshal's.
+func FuzzRequestLine(f *testing.F) {
+	f.Add("status", "PATH", "/usr/bin:/bin", "a<b>&c\u2028", true)
+	f.Add("env", "\xff", "\x00\"\\", "", false)
+	f.Fuzz(func(t *testing.T, op, k, v, name string, here bool) {
+		for _, args := range []any{nil, StatusArgs{WorldRef: WorldRef{Name: name, Env: map[string]string{k: v, "HOME": "/h"}}, Here: here}, (*EnvArgs)(nil)} {
+			var b []byte
+			if args != nil {
+				var err error
+				if b, err = json.Marshal(args); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, _ := json.Marshal(Request{Op: op, Args: b})
+			if got := requestLine(op, b); string(got) != string(want) {
+				t.Fatalf("requestLine(%q, %s) = %s; json.Marshal gives %s", op, b, got, want)
+			}
+		}
+	})
+}

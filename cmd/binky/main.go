@@ -2,7 +2,8 @@
 // world. main wires the kong CLI; each verb lives in its own file with a Run
 // method and calls into host/. The verbs that need heavy packages (the
 // daemon, MCP, adapters, certificates, the registry) are binkyd's: binky
-// hands them off (handoff.go), so env and status start light.
+// hands them off (handoff.go), so env and status start light, and the
+// plain command lines of --version, env and status skip kong (fast.go).
 package main
 
 import (

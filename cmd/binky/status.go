@@ -18,13 +18,16 @@ type statusCmd struct {
 }
 
 func (c *statusCmd) Run(g *globals) error {
-	cl, err := g.client()
-	if err != nil {
-		return err
-	}
 	var res api.StatusResult
-	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: api.WorldRef{Env: cli.CallerEnv()}}, api.Handlers{}, &res); err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("status: %w", err)}
+	args := api.StatusArgs{WorldRef: api.WorldRef{Env: cli.CallerEnv()}}
+	if err := cli.Ask(g.ctx, g.home, func(cl *api.Client) error {
+		res = api.StatusResult{}
+		if err := cl.Call(g.ctx, api.OpStatus, args, api.Handlers{}, &res); err != nil {
+			return &exitError{Code: 1, Err: fmt.Errorf("status: %w", err)}
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if res.Worlds == nil {
 		res.Worlds = []api.World{}

@@ -23,8 +23,20 @@ func ReadLogs(path string, n int) ([]string, error) {
 // readLogs is ReadLogs with the current file read only up to curLimit bytes
 // (all of it when curLimit < 0), so Follow can continue from that offset.
 func readLogs(path string, n int, curLimit int64) ([]string, error) {
+	return newestFirst(path, n, curLimit, func(file string, need int, limit int64) ([]string, bool, error) {
+		lines, err := tailFile(file, need, limit)
+		return lines, false, err
+	})
+}
+
+// newestFirst reads the generations of the log at path, the current file
+// first (only up to curLimit bytes of it when curLimit >= 0), until n
+// entries are read (all when n <= 0) or read says the older files need
+// no reading, and returns the entries oldest first. read is handed how
+// many more entries are wanted (0: all) and the byte limit of the file.
+func newestFirst[T any](path string, n int, curLimit int64, read func(file string, need int, limit int64) (items []T, stop bool, err error)) ([]T, error) {
 	files := LogFiles(path)
-	var chunks [][]string // newest file first
+	var chunks [][]T // newest file first
 	got := 0
 	for i := len(files) - 1; i >= 0; i-- {
 		if n > 0 && got >= n {
@@ -38,14 +50,20 @@ func readLogs(path string, n int, curLimit int64) ([]string, error) {
 		if n > 0 {
 			need = n - got
 		}
-		lines, err := tailFile(files[i], need, limit)
+		items, stop, err := read(files[i], need, limit)
 		if err != nil {
 			return nil, fmt.Errorf("read log %s: %w", files[i], err)
 		}
-		chunks = append(chunks, lines)
-		got += len(lines)
+		if need > 0 && len(items) > need {
+			items = items[len(items)-need:]
+		}
+		chunks = append(chunks, items)
+		got += len(items)
+		if stop {
+			break
+		}
 	}
-	out := make([]string, 0, got)
+	out := make([]T, 0, got)
 	for i := len(chunks) - 1; i >= 0; i-- {
 		out = append(out, chunks[i]...)
 	}

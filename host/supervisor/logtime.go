@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -31,35 +30,10 @@ func ReadLogLines(path string, n int, since time.Time) ([]Line, error) {
 // readLogLines is ReadLogLines with the current file read only up to
 // curLimit bytes (all of it when curLimit < 0).
 func readLogLines(path string, n int, since time.Time, curLimit int64) ([]Line, error) {
-	files := LogFiles(path)
-	var chunks [][]Line // newest file first
-	got := 0
-	for i := len(files) - 1; i >= 0; i-- {
-		if n > 0 && got >= n {
-			break
-		}
-		limit := int64(-1)
-		if i == len(files)-1 {
-			limit = curLimit
-		}
-		lines, older, err := datedLines(files[i], limit, since)
-		if err != nil {
-			return nil, fmt.Errorf("read log %s: %w", files[i], err)
-		}
-		if n > 0 && len(lines) > n-got {
-			lines = lines[len(lines)-(n-got):]
-		}
-		chunks = append(chunks, lines)
-		got += len(lines)
-		if older {
-			break // this file began before since: older files did too
-		}
-	}
-	out := make([]Line, 0, got)
-	for i := len(chunks) - 1; i >= 0; i-- {
-		out = append(out, chunks[i]...)
-	}
-	return out, nil
+	// A file that began before since means the older ones did too.
+	return newestFirst(path, n, curLimit, func(file string, _ int, limit int64) ([]Line, bool, error) {
+		return datedLines(file, limit, since)
+	})
 }
 
 // datedLines reads one log file with the times of its lines, keeping those

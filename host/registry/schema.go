@@ -8,7 +8,7 @@ const AppID int32 = 0x424b5944
 
 // SchemaVersion is the schema version this binary writes: the number of
 // migrations. A test keeps it equal to len(migrations()).
-const SchemaVersion int32 = 8
+const SchemaVersion int32 = 9
 
 // migrations are applied in order; user_version counts those applied. Only
 // ever append (and raise SchemaVersion).
@@ -149,6 +149,12 @@ ALTER TABLE services ADD COLUMN spec_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE services ADD COLUMN golden_key TEXT NOT NULL DEFAULT '';
 ALTER TABLE services ADD COLUMN migrate_sum TEXT NOT NULL DEFAULT '';
 ALTER TABLE services ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0;
+`,
+		// 9: the services a world runs when up chose some (--profile,
+		// --only, --except), as that choice was written ('' for all of
+		// them), so a later up without a choice keeps it.
+		`
+ALTER TABLE worktrees ADD COLUMN selection TEXT NOT NULL DEFAULT '';
 `,
 	}
 }

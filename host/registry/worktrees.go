@@ -37,11 +37,14 @@ type Worktree struct {
 	// Secrets are the values resolved from ${env.*} at the last up, kept so
 	// a restarted daemon still redacts them (see SetWorktreeSecrets).
 	Secrets []string
+	// Selection is the choice of services the world runs, as up recorded
+	// it (see SetWorktreeSelection); "" runs every service.
+	Selection string
 }
 
 const worktreeSelect = `SELECT w.id, w.project, w.name, w.branch, w.path, w.repo,
 	w.config_path, w.state, COALESCE(p.lo, 0), COALESCE(p.hi, 0),
-	w.created_at, w.updated_at, w.secrets, w.reason
+	w.created_at, w.updated_at, w.secrets, w.reason, w.selection
 FROM worktrees w
 LEFT JOIN port_blocks p ON p.project = w.project AND p.worktree = w.name
 `
@@ -62,6 +65,7 @@ func scanWorktree(stmt *sqlite.Stmt) *Worktree {
 		UpdatedAt:  fromUnixNano(stmt.ColumnInt64(11)),
 		Secrets:    decodeStrings(stmt.ColumnText(12)),
 		Reason:     stmt.ColumnText(13),
+		Selection:  stmt.ColumnText(14),
 	}
 }
 
@@ -87,6 +91,24 @@ func (r *Registry) SetWorktreeSecrets(ctx context.Context, id int64, secrets []s
 	})
 	if err != nil {
 		return fmt.Errorf("record secrets of worktree #%d: %w", id, err)
+	}
+	return nil
+}
+
+// SetWorktreeSelection records the choice of services the world runs
+// ("" for all of them); ErrNotFound when there is no worktree id.
+func (r *Registry) SetWorktreeSelection(ctx context.Context, id int64, selection string) error {
+	err := r.write(ctx, func(conn *sqlite.Conn) error {
+		if err := execute(conn, "UPDATE worktrees SET selection = ? WHERE id = ?", nil, selection, id); err != nil {
+			return err
+		}
+		if conn.Changes() == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record the services selected for worktree #%d: %w", id, err)
 	}
 	return nil
 }

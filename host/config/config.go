@@ -34,6 +34,9 @@ type Config struct {
 	Agents   Agents
 	// Worktree is the [worktree] table (docs/warm.md).
 	Worktree Worktree
+	// Profiles are the [profiles.<name>] tables: the services each
+	// names (binky up --profile <name> runs them and what they need).
+	Profiles map[string][]string
 
 	pos posIndex
 }

@@ -11,7 +11,7 @@ import (
 
 // The schema: every key a binky.toml may hold, per table.
 var (
-	topKeys      = []string{"project", "services", "agents", "worktree", "admission"}
+	topKeys      = []string{"project", "services", "agents", "worktree", "admission", "profiles"}
 	projectKeys  = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep", "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend", "secrets"}
 	commonKeys   = []string{"cmd", "adapter", "depends_on", "env"}
 	cmdKeys      = []string{"cwd", "env_file", "ports", "url", "health", "restart", "watch", "stop_signal", "stop_timeout"}
@@ -247,6 +247,10 @@ func (d *decoder) config(raw map[string]any) *Config {
 		case "admission":
 			if m, ok := d.table(v, []string{k}, "write an [admission] table with max_parallel, jobs, ram_reserve, …"); ok {
 				d.admissionTable(&c.Project, m)
+			}
+		case "profiles":
+			if m, ok := d.table(v, []string{k}, `write each profile as its own [profiles.<name>] table with services = ["…"]`); ok {
+				d.profiles(c, m)
 			}
 		default:
 			d.unknown(nil, k, topKeys, "binky.toml")

@@ -21,7 +21,7 @@ func TestDocsListEveryKey(t *testing.T) {
 	doc := string(data)
 	tables := map[string][]string{
 		"top": topKeys, "project": projectKeys, "common": commonKeys,
-		"cmd": cmdKeys, "adapter": adapterKeys, "health": healthKeys, "agents": agentsKeys, "worktree": worktreeKeys,
+		"cmd": cmdKeys, "adapter": adapterKeys, "health": healthKeys, "agents": agentsKeys, "worktree": worktreeKeys, "profile": profileKeys,
 	}
 	marker := regexp.MustCompile(`<!-- keys: (\w+) -->`)
 	row := regexp.MustCompile("^\\| `([a-z_]+)` \\|")

@@ -79,6 +79,26 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		// A profile names services only, and what it needs is closed
+		// under depends_on.
+		for name, list := range c.Profiles {
+			if len(list) == 0 {
+				t.Fatalf("profile %q has no services", name)
+			}
+			needs := c.Needs(list)
+			for _, n := range needs {
+				for _, dep := range c.Services[n].DependsOn {
+					if !slices.Contains(needs, dep) {
+						t.Fatalf("profile %q needs %q but not its dependency %q", name, n, dep)
+					}
+				}
+			}
+			for _, svc := range list {
+				if !slices.Contains(needs, svc) {
+					t.Fatalf("profile %q names %q, which is not a service", name, svc)
+				}
+			}
+		}
 		// Dependencies start in strictly earlier levels.
 		level := map[string]int{}
 		for i, l := range c.StartOrder() {

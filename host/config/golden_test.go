@@ -156,7 +156,8 @@ func dump(t *testing.T, c *Config) string {
 		Services   map[string]service
 		Agents     Agents
 		EnvNames   []string
-	}{Project: c.Project, Order: c.Order, StartOrder: c.StartOrder(), Services: map[string]service{}, Agents: c.Agents, EnvNames: c.EnvNames()}
+		Profiles   map[string][]string `json:",omitempty"`
+	}{Project: c.Project, Order: c.Order, StartOrder: c.StartOrder(), Services: map[string]service{}, Agents: c.Agents, EnvNames: c.EnvNames(), Profiles: c.Profiles}
 	for name, s := range c.Services {
 		if s.Name != name {
 			t.Errorf("service %q has Name %q", name, s.Name)

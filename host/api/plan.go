@@ -34,6 +34,11 @@ type Plan struct {
 	// cloned from a template whose golden key has changed since (binky
 	// reset clones it from the current one).
 	Stale []PlanStep `json:"stale,omitempty"`
+	// Skip names each service of binky.toml the world's selection leaves
+	// out (up --profile, --only, --except): up does not start it, stops it
+	// if it runs (Stop says so), and keeps its record and slice. No change
+	// by itself.
+	Skip []PlanStep `json:"skip,omitempty"`
 }
 
 // PlanStep is one thing a plan does to one service (or, with Service
@@ -79,5 +84,6 @@ func (p Plan) Lines() []string {
 	add("update", p.Update)
 	add("keep", p.Keep)
 	add("stale", p.Stale)
+	add("skip", p.Skip)
 	return out
 }

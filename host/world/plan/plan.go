@@ -69,6 +69,15 @@ type World struct {
 	// Prune destroys the slices of adapter services no longer in the
 	// config instead of keeping them.
 	Prune bool
+	// Skip are the services of the config the world's selection leaves
+	// out (not in want), in config order, each with why ("not in profile
+	// frontend"): a running one is stopped, its record and a slice kept.
+	Skip []Skipped
+}
+
+// Skipped is a service of the config left out of the world's selection.
+type Skipped struct {
+	Name, Why string
 }
 
 // Plan and Step are the wire's (host/api): up --dry-run and status carry
@@ -99,9 +108,17 @@ func Compute(want []Service, have map[string]Recorded, w World) Plan {
 			planSlice(&p, s, r, ok, changed)
 		}
 	}
+	skipped := map[string]bool{}
+	for _, sk := range w.Skip {
+		skipped[sk.Name] = true
+		p.Skip = append(p.Skip, Step{Service: sk.Name, Why: sk.Why})
+		if r, ok := have[sk.Name]; ok && r.Cmd && r.Live {
+			p.Stop = append(p.Stop, Step{Service: sk.Name, Why: sk.Why})
+		}
+	}
 	var gone []string
 	for name := range have {
-		if !wanted[name] {
+		if !wanted[name] && !skipped[name] {
 			gone = append(gone, name)
 		}
 	}

@@ -122,6 +122,31 @@ update    web: its URL changes`},
 			plan: `verify    db: kept; checked on its server
 restart   worker: it depends on web, which changes
 start     web: not running`},
+		{name: "a running service the profile leaves out is stopped and skipped",
+			want: []Service{db, web}, have: running, world: World{Skip: []Skipped{{"worker", "not in profile frontend"}}},
+			plan: `stop      worker: not in profile frontend
+verify    db: kept; checked on its server
+skip      worker: not in profile frontend`},
+		{name: "a service left out that does not run is only skipped: no change",
+			want: []Service{db, web}, have: have(func(m map[string]Recorded) { m["worker"] = Recorded{Cmd: true} }),
+			world: World{Skip: []Skipped{{"worker", "not in profile frontend"}}}, empty: true,
+			plan: `verify    db: kept; checked on its server
+skip      worker: not in profile frontend`},
+		{name: "a new world with a profile: what is left out is skipped, never recorded",
+			want: []Service{db, web}, have: map[string]Recorded{},
+			world: World{Skip: []Skipped{{"worker", "not in --only web"}}},
+			plan: `provision db: new in binky.toml
+start     web: new in binky.toml
+skip      worker: not in --only web`},
+		{name: "a slice left out is kept as it is, even with --prune",
+			want: []Service{with(web, func(s *Service) { s.DependsOn = nil })}, have: have(func(m map[string]Recorded) { delete(m, "worker") }),
+			world: World{Prune: true, Skip: []Skipped{{"db", "left out by --except db"}}}, empty: true,
+			plan: "skip      db: left out by --except db"},
+		{name: "a service back in the selection starts; what depends on it restarts",
+			want: []Service{db, web, worker}, have: have(func(m map[string]Recorded) { m["web"] = Recorded{Cmd: true, Ports: map[string]int{"http": 3000}, URL: web.URL} }),
+			plan: `verify    db: kept; checked on its server
+restart   worker: it depends on web, which changes
+start     web: not running`},
 		{name: "what an older binky did not record is no change",
 			want: []Service{with(db, func(s *Service) { s.Config = `{"a":1}`; s.Golden = "k" }), with(web, func(s *Service) { s.Hash = "h9" }), worker},
 			have: have(func(m map[string]Recorded) {

@@ -143,7 +143,9 @@ skip      worker: not in --only web`},
 			world: World{Prune: true, Skip: []Skipped{{"db", "left out by --except db"}}}, empty: true,
 			plan: "skip      db: left out by --except db"},
 		{name: "a service back in the selection starts; what depends on it restarts",
-			want: []Service{db, web, worker}, have: have(func(m map[string]Recorded) { m["web"] = Recorded{Cmd: true, Ports: map[string]int{"http": 3000}, URL: web.URL} }),
+			want: []Service{db, web, worker}, have: have(func(m map[string]Recorded) {
+				m["web"] = Recorded{Cmd: true, Ports: map[string]int{"http": 3000}, URL: web.URL}
+			}),
 			plan: `verify    db: kept; checked on its server
 restart   worker: it depends on web, which changes
 start     web: not running`},

@@ -33,6 +33,11 @@ func (c *envCmd) Run(g *globals) error {
 	if w := envWarning(res); w != "" {
 		fmt.Fprintln(os.Stderr, "binky: warning:", w)
 	}
+	for _, name := range res.Order {
+		if why, ok := res.NotRunning[name]; ok {
+			fmt.Fprintf(os.Stderr, "binky: %s is not running (%s): no address for it\n", name, why)
+		}
+	}
 	if res.Env == nil {
 		res.Env = map[string]string{}
 	}

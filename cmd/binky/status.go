@@ -92,6 +92,9 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 		if w.Reason != "" {
 			fmt.Fprintf(tw, "    why: %s\n", st.paint(worldColor(w.State), w.Reason))
 		}
+		if w.Selection != "" {
+			fmt.Fprintf(tw, "    runs: %s (binky up %s --all runs every service)\n", w.Selection, w.Worktree)
+		}
 		var tails []api.Service
 		for _, s := range w.Services {
 			pid, port := "-", "-"
@@ -117,6 +120,9 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 			}
 			if s.Warning != "" {
 				extra += "  " + st.paint(ansiYellow, "warning: "+s.Warning)
+			}
+			if s.LeftOut != "" {
+				extra = "  " + st.paint(ansiDim, "left out: "+s.LeftOut)
 			}
 			fmt.Fprintf(tw, "    %s\t%s\tpid %s\tport %s\t%s%s\n", s.Name, st.paint(serviceColor(s.State), string(s.State)), pid, port, where, extra)
 			if len(s.LogTail) > 0 {

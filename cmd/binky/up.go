@@ -18,6 +18,11 @@ type upCmd struct {
 	NoWait bool   `name:"no-wait" help:"Fail at once, with the reason, when the world cannot be admitted now (max_parallel, RAM or disk reserve) instead of waiting in the queue."`
 	DryRun bool   `name:"dry-run" help:"Print what up would start, restart, stop, provision and keep in an existing world (with why), and change nothing."`
 	Prune  bool   `help:"Destroy the slices of adapter services removed from binky.toml (kept until remove otherwise)."`
+	// The world's selection of services (docs/config.md "[profiles.<name>]").
+	Profile string   `xor:"select" placeholder:"NAME" help:"Run only the services of [profiles.NAME] in binky.toml, and what they need; recorded with the world."`
+	Only    []string `xor:"select" sep:"," placeholder:"SVC,..." help:"Run only these services, and what they need; recorded with the world."`
+	Except  []string `xor:"select" sep:"," placeholder:"SVC,..." help:"Run every service but these; recorded with the world."`
+	All     bool     `xor:"select" help:"Run every service again (a world keeps its --profile, --only or --except otherwise)."`
 }
 
 func (c *upCmd) Run(g *globals) error {
@@ -25,7 +30,8 @@ func (c *upCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait, DryRun: c.DryRun, Prune: c.Prune}
+	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait, DryRun: c.DryRun, Prune: c.Prune,
+		Profile: c.Profile, Only: c.Only, Except: c.Except, All: c.All}
 	cl, err := g.client()
 	if err != nil {
 		return err
@@ -45,8 +51,13 @@ func (c *upCmd) Run(g *globals) error {
 		switch {
 		case w.State == state.WorldAbsent:
 			fmt.Printf("%s/%s does not exist yet: up would create its worktree, slices and services\n", w.Project, w.Worktree)
-		case w.Plan == nil || len(w.Plan.Lines()) == 0:
+		case w.Plan == nil || len(w.Plan.Lines()) == 0 || w.Noop:
 			fmt.Printf("%s/%s: nothing to do\n", w.Project, w.Worktree)
+			if w.Plan != nil {
+				for _, st := range w.Plan.Skip {
+					fmt.Printf("  skip      %s: %s\n", st.Service, st.Why)
+				}
+			}
 		default:
 			fmt.Printf("%s/%s: up would\n", w.Project, w.Worktree)
 			for _, l := range w.Plan.Lines() {
@@ -69,6 +80,9 @@ func (c *upCmd) Run(g *globals) error {
 		where := s.URL
 		if where == "" {
 			where = s.Address
+		}
+		if s.LeftOut != "" {
+			where = "left out: " + s.LeftOut
 		}
 		fmt.Printf("  %-12s %-9s %s\n", s.Name, s.State, where)
 	}

@@ -120,6 +120,15 @@ type UpArgs struct {
 	// Prune destroys the slices of adapter services removed from
 	// binky.toml, instead of keeping them until remove.
 	Prune bool `json:"prune,omitempty"`
+	// The selection of services the world runs, at most one of them:
+	// Profile names a [profiles.<name>] of binky.toml, Only the services
+	// to run, Except the ones to leave out (what they need runs too).
+	// None keeps the world's recorded selection; All goes back to every
+	// service.
+	Profile string   `json:"profile,omitempty"`
+	Only    []string `json:"only,omitempty"`
+	Except  []string `json:"except,omitempty"`
+	All     bool     `json:"all,omitempty"`
 }
 
 // DownArgs stops a world's processes.
@@ -283,6 +292,10 @@ type World struct {
 	// Suspended says why a suspended world was stopped: "pressure" or
 	// "idle".
 	Suspended string `json:"suspended,omitempty"`
+	// Selection is the services the world runs when up chose some
+	// ("profile frontend", "--only web,api", "--except worker"); "" for
+	// all of them.
+	Selection string `json:"selection,omitempty"`
 }
 
 // Queue is a world's place in the admission queue.
@@ -363,6 +376,9 @@ type Service struct {
 	// Clone is how the slice was cloned from its golden template, as the
 	// adapter said ("file_copy, copy-on-write"); "" when it was not.
 	Clone string `json:"clone,omitempty"`
+	// LeftOut says why the world's selection of services leaves this one
+	// out ("not in profile frontend"); "" when it is in.
+	LeftOut string `json:"left_out,omitempty"`
 }
 
 // Verify is the last verify run of a world.
@@ -435,6 +451,10 @@ type EnvResult struct {
 	// State is the world's state; env of a world that is not up still
 	// answers (its coordinates are fixed), and the CLI warns.
 	State state.World `json:"state,omitempty"`
+	// NotRunning names each exposed service of an up world that does not
+	// run, with why ("not in profile frontend", "stopped"): it is left
+	// out of Env and Direct instead of giving an address nothing answers.
+	NotRunning map[string]string `json:"not_running,omitempty"`
 }
 
 // PingResult identifies the daemon.

@@ -26,6 +26,9 @@ type EnvResult struct {
 	Env       map[string]string `json:"env"`
 	Direct    map[string]string `json:"direct,omitempty"`
 	Variables map[string]string `json:"variables"`
+	// NotRunning names each exposed service that does not run in an up
+	// world, with why ("not in profile frontend"): it has no address here.
+	NotRunning map[string]string `json:"not_running,omitempty"`
 }
 
 // VerifyResult is the verify tool's structured result: the recorded run, and
@@ -163,6 +166,15 @@ func statusSummary(r api.StatusResult, now time.Time) string {
 		if w.Reason != "" {
 			s += " — why: " + w.Reason
 		}
+		if w.Selection != "" {
+			var left []string
+			for _, sv := range w.Services {
+				if sv.LeftOut != "" {
+					left = append(left, sv.Name)
+				}
+			}
+			s += fmt.Sprintf(" (runs %s; left out: %s)", w.Selection, strings.Join(left, ", "))
+		}
 		for _, sv := range w.Services {
 			switch n := len(sv.LogTail); {
 			case n > 0 && sv.Reason != "":
@@ -183,7 +195,7 @@ func statusSummary(r api.StatusResult, now time.Time) string {
 }
 
 func envSummary(r EnvResult, order []string) string {
-	if len(r.Env) == 0 {
+	if len(r.Env) == 0 && len(r.NotRunning) == 0 {
 		return fmt.Sprintf("%s/%s exposes nothing ([agents] expose is empty)", r.Project, r.Worktree)
 	}
 	var names []string
@@ -198,7 +210,11 @@ func envSummary(r EnvResult, order []string) string {
 			names = append(names, k+"="+r.Env[k])
 		}
 	}
-	s := fmt.Sprintf("%s/%s exposes %s", r.Project, r.Worktree, strings.Join(names, ", "))
+	exposed := strings.Join(names, ", ")
+	if exposed == "" {
+		exposed = "no running service"
+	}
+	s := fmt.Sprintf("%s/%s exposes %s", r.Project, r.Worktree, exposed)
 	if len(r.Direct) > 0 {
 		var d []string
 		for _, k := range sortedKeys(r.Direct) {
@@ -208,6 +224,9 @@ func envSummary(r EnvResult, order []string) string {
 	}
 	if r.State != "" && !r.State.Serving() {
 		s += fmt.Sprintf("; warning: the world is %s, nothing answers until up", r.State)
+	}
+	for _, k := range sortedKeys(r.NotRunning) {
+		s += fmt.Sprintf("; %s is not running (%s): no address for it", k, r.NotRunning[k])
 	}
 	return s
 }

@@ -339,7 +339,7 @@ func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Cal
 	if res.Env == nil {
 		res.Env = map[string]string{}
 	}
-	out := EnvResult{Project: res.Project, Worktree: res.Worktree, State: res.State, Env: res.Env, Direct: res.Direct, Variables: api.EnvVars(res)}
+	out := EnvResult{Project: res.Project, Worktree: res.Worktree, State: res.State, Env: res.Env, Direct: res.Direct, Variables: api.EnvVars(res), NotRunning: res.NotRunning}
 	return result(envSummary(out, res.Order), out, false), nil
 }
 

@@ -143,6 +143,9 @@ func (e *Engine) apply(ctx context.Context, s Progress, o *observed, p lifecycle
 // not run (new, stopped for a restart, or ended), and the user did not
 // stop it alone.
 func (e *Engine) wantsStart(o *observed, name string) bool {
+	if !o.sel.in(name) {
+		return false
+	}
 	if sv, ok := o.svcs[name]; ok && sv.Stopped {
 		return false
 	}
@@ -151,7 +154,8 @@ func (e *Engine) wantsStart(o *observed, name string) bool {
 }
 
 // applyStops carries out what the plan stops before anything starts:
-// services removed from binky.toml are stopped and forgotten, services to
+// services removed from binky.toml are stopped and forgotten, services the
+// world's selection leaves out stopped (their record kept), services to
 // restart are stopped (the starts start them with their new spec), and
 // with --prune the slices of removed services destroyed.
 func (e *Engine) applyStops(ctx context.Context, s Progress, o *observed, p lifecycle.Plan, callerEnv map[string]string) error {
@@ -159,6 +163,9 @@ func (e *Engine) applyStops(ctx context.Context, s Progress, o *observed, p life
 	for _, st := range slices.Backward(p.Stop) {
 		if err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, st.Service)); err != nil {
 			return api.Errorf(api.CodeFailed, "stop %s (%s): %w", st.Service, st.Why, err)
+		}
+		if _, inCfg := o.cfg.Services[st.Service]; inCfg && !o.sel.in(st.Service) {
+			continue // left out, not removed: its record and ports stay
 		}
 		if err := e.reg.DeleteService(ctx, rec.ID, st.Service); err != nil {
 			return err
@@ -242,7 +249,7 @@ func (e *Engine) applySlices(ctx context.Context, s Progress, o *observed, p lif
 	for _, level := range cfg.StartOrder() {
 		for _, name := range level {
 			svc := cfg.Services[name]
-			if !svc.IsAdapter() {
+			if !svc.IsAdapter() || !o.sel.in(name) {
 				continue
 			}
 			sl, made, err := e.ensureSlice(ctx, s, w, rec, svc)
@@ -330,6 +337,9 @@ func (e *Engine) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Confi
 	if err != nil {
 		return nil, err
 	}
+	if o.sel, err = e.upSelection(ctx, cfg, rec.Name, a); err != nil {
+		return nil, err
+	}
 	p := e.plan(o, a.Prune)
 	w, err := e.worldStatus(ctx, rec)
 	if err != nil {
@@ -346,5 +356,5 @@ func (e *Engine) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Confi
 // noop reports whether an up of the observed world has nothing to do: it
 // is up, the plan changes nothing, and everything of it runs.
 func (e *Engine) noop(ctx context.Context, o *observed, p lifecycle.Plan) bool {
-	return o.rec.State == state.WorldUp && p.Empty() && e.allRunning(ctx, o.cfg, o.rec)
+	return o.rec.State == state.WorldUp && p.Empty() && o.sel.sel.Encode() == o.rec.Selection && e.allRunning(ctx, o.cfg, o.rec, o.sel)
 }

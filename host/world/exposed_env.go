@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/registry"
 )
 
@@ -23,7 +24,11 @@ func (e *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvRe
 	}
 	plan := w.plan
 	res.Env, res.Order = w.exposed(w.coords())
+	e.leaveOutNotRunning(cfg, rec, &res)
 	for _, name := range res.Order {
+		if _, running := res.Env[name]; !running {
+			continue
+		}
 		if svc, ok := cfg.Services[name]; ok && !svc.IsAdapter() {
 			if p := firstPort(cfg, name, plan); p > 0 {
 				if res.Direct == nil {
@@ -34,6 +39,43 @@ func (e *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvRe
 		}
 	}
 	return res, nil
+}
+
+// leaveOutNotRunning takes out of res.Env each exposed service that does
+// not run while the world is up, naming it in res.NotRunning with why
+// instead: one its selection leaves out, a cmd service whose process is
+// not live (stopped by the user, ended). A world that is not up keeps
+// every coordinate: they are fixed, and the CLI warns for the world.
+func (e *Engine) leaveOutNotRunning(cfg *config.Config, rec *registry.Worktree, res *api.EnvResult) {
+	sel := selectionOf(cfg, rec.Selection)
+	serving := rec.State.Serving()
+	for _, name := range res.Order {
+		svc, ok := cfg.Services[name]
+		if !ok {
+			continue
+		}
+		why := ""
+		switch {
+		case !sel.in(name):
+			why = sel.why
+		case serving && !svc.IsAdapter():
+			st, known := e.sup.State(e.SupKey(rec.Project, rec.Name, name))
+			switch {
+			case !known:
+				why = "not running"
+			case !st.State.Live():
+				why = string(st.State)
+			}
+		}
+		if why == "" {
+			continue
+		}
+		delete(res.Env, name)
+		if res.NotRunning == nil {
+			res.NotRunning = map[string]string{}
+		}
+		res.NotRunning[name] = why
+	}
 }
 
 // RedactURL hides the password of a URL-shaped address.

@@ -33,6 +33,9 @@ type observed struct {
 	grows, moves   bool
 	setupWhy       string
 	w              *world
+	// sel is the world's selection of services: the recorded one, or
+	// the one an up chose.
+	sel selected
 }
 
 // observe reads rec as it is and renders cfg against it, with ${env.*}
@@ -44,7 +47,7 @@ func (e *Engine) observe(ctx context.Context, cfg *config.Config, rec *registry.
 		return nil, err
 	}
 	e.addSecrets(cfg, envVals)
-	o := &observed{cfg: cfg, rec: rec}
+	o := &observed{cfg: cfg, rec: rec, sel: selectionOf(cfg, rec.Selection)}
 	if o.w, o.svcs, err = e.worldAsRecorded(ctx, cfg, rec); err != nil {
 		return nil, err
 	}
@@ -158,6 +161,9 @@ func (e *Engine) wanted(o *observed) []lifecycle.Service {
 	var want []lifecycle.Service
 	for _, level := range o.cfg.StartOrder() {
 		for _, name := range level {
+			if !o.sel.in(name) {
+				continue
+			}
 			svc := o.cfg.Services[name]
 			s := lifecycle.Service{Name: name, Cmd: !svc.IsAdapter(), DependsOn: svc.DependsOn}
 			if s.Cmd {
@@ -210,6 +216,9 @@ func (e *Engine) recorded(o *observed) map[string]lifecycle.Recorded {
 // plan computes what up does to the observed world.
 func (e *Engine) plan(o *observed, prune bool) lifecycle.Plan {
 	w := lifecycle.World{Setup: o.setupWhy, Prune: prune}
+	for _, name := range o.sel.skipped(o.cfg) {
+		w.Skip = append(w.Skip, lifecycle.Skipped{Name: name, Why: o.sel.why})
+	}
 	if o.lo > 0 {
 		w.Block = blockOf(o.lo, o.size)
 		w.NewBlock = w.Block

@@ -21,10 +21,13 @@ func (e *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*a
 	if err != nil {
 		return nil, err
 	}
+	// All of them are the ones the world's selection runs; one named is
+	// restarted (started) even when the selection leaves it out.
+	sel := selectionOf(cfg, rec.Selection)
 	var order []string
 	for _, level := range cfg.StartOrder() {
 		for _, name := range level {
-			if svc := cfg.Services[name]; !svc.IsAdapter() && (len(a.Services) == 0 || slices.Contains(a.Services, name)) {
+			if svc := cfg.Services[name]; !svc.IsAdapter() && ((len(a.Services) == 0 && sel.in(name)) || slices.Contains(a.Services, name)) {
 				order = append(order, name)
 			}
 		}

@@ -71,7 +71,11 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 	}
 	order := map[string]int{}
 	adapters := map[string]string{}
-	if cfg := memo.config(ctx, rec); cfg != nil {
+	w.Selection = decodeSelection(rec.Selection).String()
+	var sel selected
+	cfg := memo.config(ctx, rec)
+	if cfg != nil {
+		sel = selectionOf(cfg, rec.Selection)
 		for i, n := range cfg.Order {
 			order[n] = i
 		}
@@ -124,8 +128,12 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 			}
 		}
 		out.Reason = serviceReason(out, supReason)
+		if _, inCfg := order[sv.Name]; inCfg && !sel.in(sv.Name) {
+			out.LeftOut, out.Reason, out.LogTail = sel.why, "", nil
+		}
 		w.Services = append(w.Services, out)
 	}
+	w.Services = append(w.Services, neverRun(cfg, sel, svcs)...)
 	w.State, w.Reason = worldState(w)
 	if w.Services == nil {
 		w.Services = []api.Service{}
@@ -137,6 +145,32 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 		}
 	}
 	return w, nil
+}
+
+// neverRun are the services of cfg the world's selection left out that
+// have no record (they never ran in this world), as status lists them,
+// in file order after the others.
+func neverRun(cfg *config.Config, sel selected, svcs []*registry.Service) []api.Service {
+	if cfg == nil || sel.set == nil {
+		return nil
+	}
+	recorded := map[string]bool{}
+	for _, sv := range svcs {
+		recorded[sv.Name] = true
+	}
+	var out []api.Service
+	for _, name := range sel.skipped(cfg) {
+		if recorded[name] {
+			continue
+		}
+		svc := cfg.Services[name]
+		row := api.Service{Name: name, Kind: registry.KindCmd, State: state.ServiceStopped, LeftOut: sel.why}
+		if svc.IsAdapter() {
+			row.Kind, row.Adapter, row.State = registry.KindAdapter, svc.Adapter, ""
+		}
+		out = append(out, row)
+	}
+	return out
 }
 
 // movedPort is the reason a live service is unhealthy when its process
@@ -288,7 +322,7 @@ func worldState(w *api.World) (state.World, string) {
 	failed, live := 0, 0
 	var why []string
 	for _, sv := range w.Services {
-		if sv.Kind != registry.KindCmd {
+		if sv.Kind != registry.KindCmd || sv.LeftOut != "" {
 			continue
 		}
 		switch {

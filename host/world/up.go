@@ -41,6 +41,11 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 		return nil, err
 	}
 	cfg, project, wtName := t.cfg, t.cfg.Project.Name, t.name
+	// 2. the services it runs: a selection that names nothing there fails
+	// the up before anything is queued or changed.
+	if t.sel, err = e.upSelection(ctx, cfg, wtName, a); err != nil {
+		return nil, err
+	}
 
 	// 3. admission: wait in the FIFO queue for a place (max_parallel, free
 	// RAM and disk), or resume the world if it is suspended. An up that
@@ -102,6 +107,10 @@ func (e *Engine) converge(ctx context.Context, s Progress, t *upTarget, a api.Up
 	if _, err := e.prepareEnv(ctx, s, t.cfg, rec, a.Env); err != nil {
 		return nil, e.failUp(ctx, rec, err)
 	}
+	if err := e.reg.SetWorktreeSelection(ctx, rec.ID, t.sel.sel.Encode()); err != nil {
+		return nil, e.failUp(ctx, rec, err)
+	}
+	rec.Selection = t.sel.sel.Encode()
 	var p lifecycle.Plan
 	if o == nil {
 		// A new world (or one that could not be observed before it was
@@ -109,6 +118,7 @@ func (e *Engine) converge(ctx context.Context, s Progress, t *upTarget, a api.Up
 		if o, err = e.observe(ctx, t.cfg, rec, a.Env); err != nil {
 			return nil, e.failUp(ctx, rec, err)
 		}
+		o.sel = t.sel
 		p = e.plan(o, a.Prune)
 	} else {
 		o.rec, p = rec, *upPlan
@@ -147,6 +157,8 @@ type upTarget struct {
 	cfg    *config.Config
 	cfgErr error
 	name   string
+	// sel is the selection of services the up runs (upSelection).
+	sel selected
 }
 
 // resolveUpTarget finds or makes the worktree an up asks for, loads its
@@ -208,6 +220,7 @@ func (e *Engine) planUp(ctx context.Context, s Progress, t *upTarget, a api.UpAr
 	if err != nil {
 		return nil, nil, nil, nil
 	}
+	o.sel = t.sel
 	p := e.plan(o, a.Prune)
 	if e.noop(ctx, o, p) {
 		w, err := e.worldStatus(ctx, old)
@@ -334,9 +347,13 @@ func rangeOf(cfg *config.Config) [2]int {
 	return cfg.Project.PortRange
 }
 
-// allRunning reports whether every cmd service of an up world still runs.
-func (e *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *registry.Worktree) bool {
+// allRunning reports whether every service of an up world that its
+// selection runs still runs.
+func (e *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *registry.Worktree, sel selected) bool {
 	for _, name := range cfg.Order {
+		if !sel.in(name) {
+			continue
+		}
 		if cfg.Services[name].IsAdapter() {
 			// A slice a killed reset left half made is not up.
 			if sv, err := e.reg.Service(ctx, rec.ID, name); err != nil || sv.State != state.ServiceProvisioned {

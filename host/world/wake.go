@@ -40,9 +40,10 @@ func (e *Engine) WakeStart(ctx context.Context, cfg *config.Config, rec *registr
 	if err := e.reg.SetWorktreeState(ctx, rec.ID, state.WorldStarting); err != nil {
 		return err
 	}
+	sel := selectionOf(cfg, fresh.Selection)
 	if err := startLevels(cfg, func(name string) error {
 		spec, ok := specs[name]
-		if !ok {
+		if !ok || !sel.in(name) {
 			return nil
 		}
 		return e.runSpec(ctx, nil, name, spec)

@@ -151,6 +151,24 @@ func TestUpProfiles(t *testing.T) {
 		t.Errorf("web's ports after it left the selection: %v; want its record kept with %v", p, webPorts)
 	}
 
+	// 3b. restart of all, and a wake after down, start the selection
+	// alone: web's record (and spec) is still there.
+	if _, err := f.restart(ctx, api.RestartArgs{WorldRef: f.ref()}); err != nil {
+		t.Fatalf("restart: %v\n%s", err, f.said)
+	}
+	running("api", "worker")
+	if _, err := f.down(ctx, api.DownArgs{WorldRef: f.ref()}); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	cfg, err := f.e.worldConfig(f.record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.e.WakeStart(ctx, cfg, f.record()); err != nil {
+		t.Fatalf("wake: %v", err)
+	}
+	live = running("api", "worker")
+
 	// 4. --only web: api and worker stop; the slice is kept, not destroyed.
 	f.fa.takeCalls()
 	up(api.UpArgs{Only: []string{"web"}})

@@ -155,6 +155,9 @@ type args struct {
 	Grep     string `json:"grep"`
 	Lines    int    `json:"lines"`
 	Command  string `json:"command"`
+	// up's selection of services.
+	Profile, Only, Except string
+	All                   bool
 }
 
 // bind decodes a call's arguments, refusing unknown ones, those the tool
@@ -190,6 +193,15 @@ func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 	}
 	for _, k := range keys {
 		v := m[k]
+		if k == "all" {
+			if err := json.Unmarshal(v, &a.All); err != nil {
+				if str := ""; json.Unmarshal(v, &str) == nil && len(str) > argLimit(k) {
+					return a, tooBig(tool, k, len(str), argLimit(k))
+				}
+				return a, fmt.Errorf("%s argument %q must be true or false (got %d bytes of JSON)", tool, k, len(v))
+			}
+			continue
+		}
 		if k == "lines" {
 			if err := json.Unmarshal(v, &a.Lines); err != nil {
 				return a, fmt.Errorf("%s argument %q must be a whole number (got %d bytes of JSON)", tool, k, len(v))
@@ -218,6 +230,12 @@ func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 			a.Project = str
 		case "command":
 			a.Command = str
+		case "profile":
+			a.Profile = str
+		case "only":
+			a.Only = str
+		case "except":
+			a.Except = str
 		}
 	}
 	if len(raw) > maxArgsBytes {
@@ -267,12 +285,18 @@ func (s *Server) call(ctx context.Context, op string, in any, h api.Handlers, ou
 }
 
 func (s *Server) up(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	a, err := bind(req, "branch", "repo")
+	a, err := bind(req, "branch", "repo", "profile", "only", "except", "all")
 	if err != nil {
 		return invalid(ToolUp, err), nil
 	}
 	dir := s.dir(a.Repo)
-	in := api.UpArgs{Dir: dir, Branch: a.Branch, Env: s.callerEnv()}
+	in := api.UpArgs{Dir: dir, Branch: a.Branch, Env: s.callerEnv(), Profile: a.Profile, All: a.All}
+	if a.Only != "" {
+		in.Only = []string{a.Only} // the engine splits it on commas
+	}
+	if a.Except != "" {
+		in.Except = []string{a.Except}
+	}
 	p := s.progress(req)
 	start := time.Now()
 	var w api.World

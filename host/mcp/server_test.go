@@ -203,7 +203,7 @@ func TestToolsList(t *testing.T) {
 		props    string
 		required string
 	}{
-		"up":      {"branch,repo", ""},
+		"up":      {"all,branch,except,only,profile,repo", ""},
 		"down":    {"project,repo,worktree", ""},
 		"status":  {"project,repo,worktree", ""},
 		"env":     {"project,repo,worktree", ""},
@@ -232,8 +232,11 @@ func TestToolsList(t *testing.T) {
 		}
 		for name, p := range tool.InputSchema.Properties {
 			wantType := "string"
-			if name == "lines" {
+			switch name {
+			case "lines":
 				wantType = "number"
+			case "all":
+				wantType = "boolean"
 			}
 			if p["type"] != wantType || p["description"] == "" || p["description"] == nil {
 				t.Errorf("%s.%s: got %v; want a described string", tool.Name, name, p)
@@ -372,12 +375,12 @@ func TestResultsCarryTheWorld(t *testing.T) {
 	s := startSession(t, d)
 	defer s.close()
 
-	r, notes := s.call("up", map[string]any{"branch": "feat/a", "repo": "sub"}, 7)
+	r, notes := s.call("up", map[string]any{"branch": "feat/a", "repo": "sub", "only": "web,api"}, 7)
 	if r.IsError || !strings.Contains(r.Content[0].Text, "demo/feat-a-1234 is up") {
 		t.Errorf("up: got isError=%v %q", r.IsError, r.Content[0].Text)
 	}
-	if upArgs.Branch != "feat/a" || !strings.HasSuffix(upArgs.Dir, "sub") {
-		t.Errorf("up args: got %+v; want branch feat/a in the repo dir", upArgs)
+	if upArgs.Branch != "feat/a" || !strings.HasSuffix(upArgs.Dir, "sub") || len(upArgs.Only) != 1 || upArgs.Only[0] != "web,api" {
+		t.Errorf("up args: got %+v; want branch feat/a in the repo dir, only web,api", upArgs)
 	}
 	if len(notes) != 2 {
 		t.Errorf("up: got %d notifications; want 2 (one per progress frame)", len(notes))

@@ -55,6 +55,11 @@ func tools() []mcpgo.Tool {
 			mcpgo.WithString("branch", mcpgo.Description("Branch (or worktree name) to bring up; its worktree is created when missing. "+
 				"Default: the worktree the repository directory is in.")),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithString("profile", mcpgo.Description("Run only the services of this [profiles.<name>] of binky.toml, and what they need. "+
+				"The world keeps the choice: a later up without profile, only, except or all runs the same services. At most one of the four.")),
+			mcpgo.WithString("only", mcpgo.Description("Run only these services (comma-separated, e.g. \"web,api\"), and what they need; kept like profile.")),
+			mcpgo.WithString("except", mcpgo.Description("Run every service but these (comma-separated); kept like profile.")),
+			mcpgo.WithBoolean("all", mcpgo.Description("Run every service again, forgetting the world's profile, only or except.")),
 			mcpgo.WithSchemaAdditionalProperties(false),
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "Bring a world up", ReadOnlyHint: boolp(false), DestructiveHint: boolp(false),

@@ -381,7 +381,7 @@ func sortedKeysOf[V any](m map[string]V) []string {
 func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 	t.Helper()
 	want := map[string]struct{ props, required string }{
-		"up":      {"branch,repo", ""},
+		"up":      {"all,branch,except,only,profile,repo", ""},
 		"down":    {"project,repo,worktree", ""},
 		"status":  {"project,repo,worktree", ""},
 		"env":     {"project,repo,worktree", ""},
@@ -422,7 +422,7 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 			t.Errorf("tool %s required: got %q; want %q", tool.Name, got, w.required)
 		}
 		for name, p := range schema.Properties {
-			if p["type"] != "string" && !(name == "lines" && p["type"] == "number") {
+			if p["type"] != "string" && !(name == "lines" && p["type"] == "number") && !(name == "all" && p["type"] == "boolean") {
 				t.Errorf("tool %s argument %s: type %v; want string", tool.Name, name, p["type"])
 			}
 			if d, _ := p["description"].(string); d == "" {

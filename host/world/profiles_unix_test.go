@@ -145,7 +145,7 @@ func TestUpProfiles(t *testing.T) {
 	}
 	before := running("web")
 	up(api.UpArgs{Profile: "jobs"})
-	live := running("api", "worker")
+	running("api", "worker")
 	f.wantDead(before["web"])
 	if p := f.ports()["web"]; len(p) == 0 || p["http"] != webPorts["http"] {
 		t.Errorf("web's ports after it left the selection: %v; want its record kept with %v", p, webPorts)
@@ -167,7 +167,7 @@ func TestUpProfiles(t *testing.T) {
 	if err := f.e.WakeStart(ctx, cfg, f.record()); err != nil {
 		t.Fatalf("wake: %v", err)
 	}
-	live = running("api", "worker")
+	live := running("api", "worker")
 
 	// 4. --only web: api and worker stop; the slice is kept, not destroyed.
 	f.fa.takeCalls()

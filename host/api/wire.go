@@ -120,6 +120,9 @@ type UpArgs struct {
 	// Prune destroys the slices of adapter services removed from
 	// binky.toml, instead of keeping them until remove.
 	Prune bool `json:"prune,omitempty"`
+	// NewBranch makes Branch a new branch even when it is the name of an
+	// existing world (which it otherwise means: up feat-c is up feat/c).
+	NewBranch bool `json:"new_branch,omitempty"`
 }
 
 // DownArgs stops a world's processes.

@@ -46,7 +46,7 @@ func TestComplete(t *testing.T) {
 		words []string
 		want  string
 	}{
-		{[]string{"st"}, "status"},
+		{[]string{"st"}, "start status stop"},
 		{[]string{"co"}, "completion"},
 		{[]string{""}, "adapter adapters check completion daemon doctor down env golden init logs mcp remove reserve reset status trust up verify"},
 		{[]string{"completion", ""}, "bash fish zsh"},

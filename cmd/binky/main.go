@@ -34,6 +34,8 @@ type grammar struct {
 	Run      runCmd          `cmd:"" help:"Run a command in a world's environment once the jobs queue has room: binky run WORKTREE -- CMD [ARGS…]."`
 	Reset    resetCmd        `cmd:"" help:"Put a world's slices back to the golden state."`
 	Restart  restartCmd      `cmd:"" help:"Restart a world's services (the named ones, or all) in dependency order, waiting for each to be healthy."`
+	Stop     stopCmd         `cmd:"" help:"Stop services of a world and keep them stopped: binky up leaves them so until binky start."`
+	Start    startCmd        `cmd:"" help:"Start services binky stop stopped, waiting for each to be healthy."`
 	Golden   goldenCmd       `cmd:"" help:"List, rebuild or drop golden templates (golden list, golden drop NAME|--project P)."`
 	Reserve  reserveCmd      `cmd:"" help:"Show or set the admission bounds: free RAM and disk kept in reserve, and max_parallel."`
 	Trust    handoffTrust    `cmd:"" help:"Install Binky's local CA into the system and browser trust stores (--uninstall removes it)."`

@@ -22,6 +22,10 @@ const (
 	OpGolden  = "golden"
 	OpReserve = "reserve"
 	OpRun     = "run"
+	// OpStopService and OpStartService stop and start named services of a
+	// world (ServicesArgs); a stopped one stays stopped across up.
+	OpStopService  = "stop_service"
+	OpStartService = "start_service"
 )
 
 // Request is the first and only line a client sends.
@@ -162,6 +166,12 @@ type ResetArgs struct {
 type RestartArgs struct {
 	WorldRef
 	// Services to restart; empty: every cmd service of the world.
+	Services []string `json:"services,omitempty"`
+}
+
+// ServicesArgs names services of a world (binky stop, binky start).
+type ServicesArgs struct {
+	WorldRef
 	Services []string `json:"services,omitempty"`
 }
 

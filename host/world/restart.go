@@ -12,6 +12,11 @@ import (
 // dependency order: stopped last-first, then started first-first, each
 // waited healthy as up waits, with the config the world runs with now.
 func (e *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*api.World, error) {
+	ref, services, err := e.serviceRef(ctx, a.WorldRef, a.Services)
+	if err != nil {
+		return nil, err
+	}
+	a.WorldRef, a.Services = ref, services
 	rec, unlock, err := e.lockWorld(ctx, s, "restart", a.WorldRef)
 	if err != nil {
 		return nil, err

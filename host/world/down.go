@@ -55,6 +55,16 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	if err != nil {
 		return err
 	}
+	grace := escapeGrace(e.stopConfig(rec))
+	// What the services run now, whatever group, session or environment
+	// it took: what is left of it once they are stopped escaped them.
+	var leaders []int
+	for _, sv := range svcs {
+		if st, ok := e.sup.State(e.SupKey(rec.Project, rec.Name, sv.Name)); sv.Kind == registry.KindCmd && ok && st.Pid > 0 && st.State.Live() {
+			leaders = append(leaders, st.Pid)
+		}
+	}
+	tree := supervisor.WorldTree(leaders)
 	var errs []error
 	for _, sv := range svcs {
 		if sv.Kind != registry.KindCmd {
@@ -74,7 +84,7 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	marker := supervisor.WorldMarker(e.homeID, rec.Project, rec.Name)
 	if pids := supervisor.MarkedProcesses(marker); len(pids) > 0 {
 		s.Progress("stop", "", fmt.Sprintf("ending %d more process(es) of the world: pid %s", len(pids), joinInts(pids)))
-		if left := supervisor.EndMarked(marker, syscall.SIGTERM, 10*time.Second); len(left) > 0 {
+		if left := supervisor.EndMarked(marker, syscall.SIGTERM, grace); len(left) > 0 {
 			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
 		}
 	}
@@ -82,8 +92,18 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	// session: a daemon a service double-forked, with a clean environment.
 	if pids := e.cgroups.Procs(rec.Project, rec.Name); len(pids) > 0 {
 		s.Progress("stop", "", fmt.Sprintf("ending %d process(es) left in the world's cgroup: pid %s", len(pids), joinInts(pids)))
-		if left := e.cgroups.End(rec.Project, rec.Name, 10*time.Second); len(left) > 0 {
+		if left := e.cgroups.End(rec.Project, rec.Name, grace); len(left) > 0 {
 			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
+		}
+	}
+	// Without a cgroup, a descendant that left the service's session and
+	// cleared its marker is found by its parent: it was in the tree.
+	if left := supervisor.Survivors(tree); len(left) > 0 {
+		pids := joinInts(supervisor.Pids(left))
+		s.Progress("stop", "", fmt.Sprintf("ending %d process(es) of the world that left its session and cleared its marker: pid %s", len(left), pids))
+		e.events.Emit(events.Event{Event: events.ServiceEscaped, Project: rec.Project, Worktree: rec.Name, Detail: "left its session and cleared its marker: pid " + pids})
+		if still := supervisor.EndProcs(left, syscall.SIGTERM, grace); len(still) > 0 {
+			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(still), rec.Name))
 		}
 	}
 	for _, sv := range svcs {
@@ -109,6 +129,39 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	e.events.Emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
 	e.admission.Released(rec.Project, rec.Name) // admits the next queued world
 	return nil
+}
+
+// escapeMargin is what ending escapees may take beyond the world's
+// longest stop_timeout: the SIGTERM's delivery and the last poll.
+const escapeMargin = time.Second
+
+// escapeGrace is how long down gives the world's escaped processes to end
+// after SIGTERM before it kills them: the longest stop_timeout of its cmd
+// services (the one it would have given them inside their group) and
+// escapeMargin.
+func escapeGrace(cfg *config.Config) time.Duration {
+	longest := time.Duration(0)
+	if cfg != nil {
+		for _, svc := range cfg.Services {
+			if !svc.IsAdapter() && svc.StopTimeout > longest {
+				longest = svc.StopTimeout
+			}
+		}
+	}
+	if longest == 0 {
+		longest = config.DefaultStopTimeout
+	}
+	return longest + escapeMargin
+}
+
+// stopConfig is the config whose stop_timeouts bound a stop of rec; nil
+// when none can be read (a remove whose worktree went): the default then.
+func (e *Engine) stopConfig(rec *registry.Worktree) *config.Config {
+	cfg, err := e.worldConfig(rec)
+	if err != nil {
+		return nil
+	}
+	return cfg
 }
 
 // reportHeldPorts waits up to wait for the world's ports to be free once its

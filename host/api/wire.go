@@ -284,7 +284,8 @@ type World struct {
 	// kept or pruned, each with why.
 	Plan *Plan `json:"plan,omitempty"`
 	// Left lists, after remove --force, each slice that could not be
-	// destroyed and was forgotten: which, on which server, and why.
+	// destroyed and was forgotten (which, on which server, and why), and
+	// processes it could not end or a worktree git would not remove.
 	Left     []string  `json:"left,omitempty"`
 	Ports    [2]int    `json:"ports"`
 	Services []Service `json:"services"`

@@ -235,25 +235,44 @@ func (e *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 
 	// 2. the intent, then the processes.
 	out := Summary(rec)
+	var left []string
 	if err := e.stopWorld(ctx, s, rec, state.WorldRemoving, state.WorldRemoving); err != nil {
-		return nil, err
+		// --force goes on once the intent is recorded, naming what it
+		// could not stop.
+		if !a.Force || !e.intentRecorded(ctx, rec) {
+			return nil, err
+		}
+		left = append(left, "processes: "+e.redact.String(err.Error()))
+		s.Progress("left", "", "processes the stop could not end (see the end of this remove)")
 	}
 	// 3. the worktree before the slices: a worktree that will not go keeps
-	// its data too.
+	// its data too (--force drops the slices all the same, and says the
+	// worktree is left).
 	if err := e.removeTree(ctx, s, rec, repo, a, dropTree, isMain); err != nil {
-		return nil, err
+		if !a.Force {
+			return nil, err
+		}
+		left = append(left, "worktree "+rec.Path+": "+e.redact.String(err.Error()))
+		s.Progress("left", "", "worktree "+rec.Path+" (git would not remove it)")
 	}
 	// 4. the slices, each forgotten once destroyed.
-	left, err := e.destroySlices(ctx, s, rec, plan, a.Force)
+	gone, err := e.destroySlices(ctx, s, rec, plan, a.Force)
 	if err != nil {
 		return nil, err
 	}
-	out.Left = left
+	out.Left = append(left, gone...)
 	// 5. the ports, logs, cgroup, warm record and the record itself.
 	if err := e.forgetWorld(ctx, rec); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// intentRecorded reports whether rec is recorded as being removed: a stop
+// that failed after that point may be gone past by remove --force.
+func (e *Engine) intentRecorded(ctx context.Context, rec *registry.Worktree) bool {
+	fresh, err := e.reg.WorktreeByID(ctx, rec.ID)
+	return err == nil && fresh.State == state.WorldRemoving
 }
 
 // checkRemoveTree opens the repository of rec's worktree, when it is still

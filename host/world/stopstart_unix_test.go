@@ -99,3 +99,34 @@ func TestRestartServiceOfWorldHere(t *testing.T) {
 		t.Errorf("pids before %v, after %v; want only side restarted", before, after)
 	}
 }
+
+// restart of every service leaves one binky stop stopped alone; restart
+// naming it starts it, and up no longer counts it as stopped by the user.
+func TestRestartAndUserStoppedService(t *testing.T) {
+	gittest.Isolate(t)
+	f := newFixture(t, fixtureWorld)
+	ctx := context.Background()
+	upFirst(t, f)
+	if _, err := f.stopServices(ctx, api.ServicesArgs{WorldRef: f.ref(), Services: []string{"side"}}); err != nil {
+		t.Fatalf("stop side: %v\n%s", err, f.said)
+	}
+	side := f.e.SupKey("fx", "feat", "side")
+	if _, err := f.restart(ctx, api.RestartArgs{WorldRef: f.ref()}); err != nil {
+		t.Fatalf("restart: %v\n%s", err, f.said)
+	}
+	if st, ok := f.e.sup.State(side); ok && st.State.Live() {
+		t.Errorf("restart of every service started side, which binky stop stopped")
+	}
+	if _, err := f.restart(ctx, api.RestartArgs{WorldRef: f.ref(), Services: []string{"side"}}); err != nil {
+		t.Fatalf("restart side: %v\n%s", err, f.said)
+	}
+	if _, err := f.down(ctx, api.DownArgs{WorldRef: f.ref()}); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	if _, err := f.up(ctx, f.upArgs()); err != nil {
+		t.Fatalf("up: %v\n%s", err, f.said)
+	}
+	if st, ok := f.e.sup.State(side); !ok || !st.State.Live() {
+		t.Errorf("side, restarted by name, stayed stopped after down and up; want it running again")
+	}
+}

@@ -50,6 +50,18 @@ func TestStopServiceStaysStopped(t *testing.T) {
 	if _, err := f.down(ctx, api.DownArgs{WorldRef: f.ref()}); err != nil {
 		t.Fatalf("down: %v", err)
 	}
+	// A request through the proxy wakes the down world: not side.
+	rec := f.record()
+	cfg, err := f.e.Config(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.e.WakeStart(ctx, cfg, rec); err != nil {
+		t.Fatalf("wake: %v", err)
+	}
+	if st, ok := f.e.sup.State(f.e.SupKey("fx", "feat", "side")); ok && st.State.Live() {
+		t.Errorf("a wake started side, which binky stop stopped")
+	}
 	w, err = f.up(ctx, f.upArgs())
 	if err != nil {
 		t.Fatalf("up after down: %v\n%s", err, f.said)

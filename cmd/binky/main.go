@@ -42,7 +42,7 @@ type grammar struct {
 	Adapters handoffAdapters `cmd:"" help:"List the adapters found on PATH, in $BINKY_HOME/adapters and in the system adapter directory: name, aliases, version, tiers, clone, protocol, where each came from, binary."`
 	Adapter  handoffAdapter  `cmd:"" help:"Act on one adapter (adapter test NAME runs the conformance suite)."`
 	Hook     hookCmd         `cmd:"" help:"Plug into agent tools: hook claude create|remove, hook up|down, hook install claude|worktrunk (docs/agents.md)."`
-	Mcp      handoffMcp      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, ports, verify, run, logs, reset, restart; world env and log resources)."`
+	Mcp      handoffMcp      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, ports, verify, run, logs, reset, restart, stop, start; world env and log resources)."`
 
 	Completion completionCmd `cmd:"" help:"Print a shell completion script: binky completion bash|zsh|fish (completes verbs, flags, and live worktree and service names)."`
 	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Complete a command line (called by the completion scripts)."`

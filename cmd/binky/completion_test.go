@@ -59,6 +59,8 @@ func TestComplete(t *testing.T) {
 		{[]string{"logs", "-n", "5", "feat-a-222222", ""}, "web"},
 		{[]string{"logs", "feat-a-111111", "api", ""}, ""},
 		{[]string{"reset", "feat-a-111111", "d"}, "db"},
+		{[]string{"stop", "feat-a-111111", ""}, "api db"},
+		{[]string{"restart", "feat-a-222222", "web", ""}, "web"},
 		{[]string{"golden", ""}, "drop list rebuild"},
 		{[]string{"__compl"}, ""}, // hidden
 	} {

@@ -18,6 +18,8 @@ type upCmd struct {
 	NoWait bool   `name:"no-wait" help:"Fail at once, with the reason, when the world cannot be admitted now (max_parallel, RAM or disk reserve) instead of waiting in the queue."`
 	DryRun bool   `name:"dry-run" help:"Print what up would start, restart, stop, provision and keep in an existing world (with why), and change nothing."`
 	Prune  bool   `help:"Destroy the slices of adapter services removed from binky.toml (kept until remove otherwise)."`
+	// NewBranch: a name that is an existing world's name means that world.
+	NewBranch bool `name:"new-branch" help:"Make BRANCH a new branch even when it is the name of an existing world (up feat-c otherwise brings up the world of feat/c)."`
 }
 
 func (c *upCmd) Run(g *globals) error {
@@ -25,7 +27,7 @@ func (c *upCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait, DryRun: c.DryRun, Prune: c.Prune}
+	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait, DryRun: c.DryRun, Prune: c.Prune, NewBranch: c.NewBranch}
 	cl, err := g.client()
 	if err != nil {
 		return err

@@ -22,6 +22,10 @@ const (
 	OpGolden  = "golden"
 	OpReserve = "reserve"
 	OpRun     = "run"
+	// OpStopService and OpStartService stop and start named services of a
+	// world (ServicesArgs); a stopped one stays stopped across up.
+	OpStopService  = "stop_service"
+	OpStartService = "start_service"
 )
 
 // Request is the first and only line a client sends.
@@ -120,6 +124,9 @@ type UpArgs struct {
 	// Prune destroys the slices of adapter services removed from
 	// binky.toml, instead of keeping them until remove.
 	Prune bool `json:"prune,omitempty"`
+	// NewBranch makes Branch a new branch even when it is the name of an
+	// existing world (which it otherwise means: up feat-c is up feat/c).
+	NewBranch bool `json:"new_branch,omitempty"`
 }
 
 // DownArgs stops a world's processes.
@@ -159,6 +166,12 @@ type ResetArgs struct {
 type RestartArgs struct {
 	WorldRef
 	// Services to restart; empty: every cmd service of the world.
+	Services []string `json:"services,omitempty"`
+}
+
+// ServicesArgs names services of a world (binky stop, binky start).
+type ServicesArgs struct {
+	WorldRef
 	Services []string `json:"services,omitempty"`
 }
 
@@ -271,7 +284,8 @@ type World struct {
 	// kept or pruned, each with why.
 	Plan *Plan `json:"plan,omitempty"`
 	// Left lists, after remove --force, each slice that could not be
-	// destroyed and was forgotten: which, on which server, and why.
+	// destroyed and was forgotten (which, on which server, and why), and
+	// processes it could not end or a worktree git would not remove.
 	Left     []string  `json:"left,omitempty"`
 	Ports    [2]int    `json:"ports"`
 	Services []Service `json:"services"`

@@ -149,6 +149,8 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		restartTool(),
+		stopTool(),
+		startTool(),
 		portsTool(),
 		runTool(),
 	}

@@ -124,6 +124,9 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 			}
 		}
 		out.Reason = serviceReason(out, supReason)
+		if sv.Kind == registry.KindCmd && sv.Stopped && !out.State.Live() {
+			out.State, out.Reason, out.LogTail = state.ServiceStopped, StoppedByUser, nil
+		}
 		w.Services = append(w.Services, out)
 	}
 	w.State, w.Reason = worldState(w)
@@ -292,6 +295,8 @@ func worldState(w *api.World) (state.World, string) {
 			continue
 		}
 		switch {
+		case sv.State == state.ServiceStopped && sv.Reason == StoppedByUser:
+			// binky stop stopped it: the world is as the user wants it.
 		case sv.State.Ended():
 			failed++
 			why = append(why, sv.Name+" "+string(sv.State))

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+
+	"golang.org/x/term"
 
 	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/api"
@@ -10,12 +14,15 @@ import (
 
 // runCmd is `binky run <worktree> -- <command> [args…]`: one command in a
 // world's environment (as verify gives its checks), started once the jobs
-// queue has a place for it (docs/admission.md).
+// queue has a place for it (docs/admission.md). -i passes stdin on, -t
+// gives the command a terminal (binky run -it wt -- psql).
 type runCmd struct {
-	Worktree string   `arg:"" help:"Worktree name or branch (. for the worktree you stand in)."`
-	Argv     []string `arg:"" passthrough:"" help:"The command and its arguments, after --."`
-	Project  string   `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
-	Quiet    bool     `short:"q" help:"Do not report the place in the jobs queue."`
+	Worktree    string   `arg:"" help:"Worktree name or branch (. for the worktree you stand in)."`
+	Argv        []string `arg:"" passthrough:"" help:"The command and its arguments, after --."`
+	Project     string   `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
+	Quiet       bool     `short:"q" help:"Do not report the place in the jobs queue."`
+	Interactive bool     `short:"i" help:"Pass stdin on to the command (a pipe, or with -t what you type)."`
+	TTY         bool     `short:"t" name:"tty" help:"Run the command on a terminal (a pty) sized as yours: psql, a shell, a REPL. Needs a terminal on stdin."`
 }
 
 func (c *runCmd) Run(g *globals) error {
@@ -26,6 +33,23 @@ func (c *runCmd) Run(g *globals) error {
 	if len(argv) == 0 {
 		return &exitError{Code: 2, Err: fmt.Errorf("run: give the command after --: binky run %s -- make test", c.Worktree)}
 	}
+	args := api.RunArgs{Argv: argv, Stdin: c.Interactive || c.TTY}
+	var raw *term.State
+	if c.TTY {
+		fd := int(os.Stdin.Fd())
+		if !term.IsTerminal(fd) {
+			return &exitError{Code: 2, Err: errors.New("run -t: stdin is not a terminal; use -i for piped input")}
+		}
+		args.TTY = &api.Winsize{Rows: 24, Cols: 80}
+		if w, h, err := term.GetSize(fd); err == nil {
+			args.TTY = &api.Winsize{Rows: uint16(h), Cols: uint16(w)}
+		}
+		defer func() {
+			if raw != nil {
+				term.Restore(fd, raw)
+			}
+		}()
+	}
 	cl, err := g.client()
 	if err != nil {
 		return err
@@ -34,6 +58,7 @@ func (c *runCmd) Run(g *globals) error {
 	if wt == "." {
 		wt = ""
 	}
+	args.WorldRef = cli.WorldRef(wt, c.Project)
 	h := api.Handlers{
 		Progress: func(p api.Progress) {
 			if !c.Quiet {
@@ -47,9 +72,27 @@ func (c *runCmd) Run(g *globals) error {
 				fmt.Fprint(os.Stdout, o.Data)
 			}
 		},
+		// The command started: what we read from stdin goes to it; on a
+		// terminal, raw (the command's terminal does the echo and the
+		// line editing, ^C and ^D are bytes for it) and resized with ours.
+		Attach: func(a api.Attach, in *api.InputWriter) {
+			if c.TTY {
+				fd := int(os.Stdin.Fd())
+				if st, err := term.MakeRaw(fd); err == nil {
+					raw = st
+				}
+				watchResize(g.ctx, fd, in)
+			}
+			go sendStdin(os.Stdin, in, !c.TTY)
+		},
 	}
 	var res api.RunResult
-	if err := cl.Call(g.ctx, api.OpRun, api.RunArgs{WorldRef: cli.WorldRef(wt, c.Project), Argv: argv}, h, &res); err != nil {
+	err = cl.Call(g.ctx, api.OpRun, args, h, &res)
+	if raw != nil {
+		term.Restore(int(os.Stdin.Fd()), raw)
+		raw = nil
+	}
+	if err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("run: %w", err)}
 	}
 	switch {
@@ -59,5 +102,25 @@ func (c *runCmd) Run(g *globals) error {
 		return &exitError{Code: 1}
 	default:
 		return &exitError{Code: res.ExitCode}
+	}
+}
+
+// sendStdin sends what r gives to the command, and its end when eof (a
+// pipe; a terminal's ^D is a byte the command's terminal reads as EOF).
+func sendStdin(r io.Reader, in *api.InputWriter, eof bool) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if in.Send(api.Input{Data: buf[:n]}) != nil {
+				return
+			}
+		}
+		if err != nil {
+			if eof {
+				in.Send(api.Input{EOF: true})
+			}
+			return
+		}
 	}
 }

@@ -36,6 +36,31 @@ type Frame struct {
 	Output   *Output         `json:"output,omitempty"`
 	Result   json.RawMessage `json:"result,omitempty"`
 	Error    *Error          `json:"error,omitempty"`
+	// Attach says the command of a run that asked for stdin has started:
+	// from now on the caller may send Input lines (docs/architecture.md
+	// "The wire").
+	Attach *Attach `json:"attach,omitempty"`
+}
+
+// Attach is sent once, when a run with Stdin or TTY starts its command.
+type Attach struct {
+	TTY bool `json:"tty,omitempty"`
+}
+
+// Input is one line a caller sends after its request, once it got Attach:
+// bytes for the command's stdin, the end of it, or the terminal's new size.
+// Before Attach, and for ops that asked for no input, the daemon reads
+// and drops what the caller sends (it only watches for a hang-up).
+type Input struct {
+	Data []byte   `json:"data,omitempty"` // base64 on the wire
+	EOF  bool     `json:"eof,omitempty"`  // stdin ended (a pipe); a terminal sends ^D instead
+	Size *Winsize `json:"size,omitempty"`
+}
+
+// Winsize is a terminal's size.
+type Winsize struct {
+	Rows uint16 `json:"rows"`
+	Cols uint16 `json:"cols"`
 }
 
 // Progress reports a step of a long operation.
@@ -169,6 +194,12 @@ type RunArgs struct {
 	WorldRef
 	Argv    []string `json:"argv,omitempty"`
 	Command string   `json:"command,omitempty"`
+	// Stdin attaches the caller's stdin: the daemon sends Attach when the
+	// command starts, and the caller sends Input lines (binky run -i).
+	Stdin bool `json:"stdin,omitempty"`
+	// TTY runs the command on a terminal (a pty) of this size, its stdin,
+	// stdout and stderr all on it; output comes as stdout (binky run -t).
+	TTY *Winsize `json:"tty,omitempty"`
 }
 
 // RunResult is how a run ended.

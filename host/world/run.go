@@ -3,6 +3,8 @@ package world
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"time"
 
@@ -38,6 +40,16 @@ func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 		return nil, err
 	}
 	env := verifyEnv(rec, exposed, a.Env, e.home)
+	var in Input
+	if a.Stdin || a.TTY != nil {
+		var ok bool
+		if in, ok = s.(Input); !ok {
+			return nil, api.Errorf(api.CodeInvalid, "this caller cannot send a command's input")
+		}
+		if a.TTY != nil && !ttySupported {
+			return nil, api.Errorf(api.CodeInvalid, "binky run -t: a terminal is not supported on this system yet; use -i for piped stdin")
+		}
+	}
 
 	// The command ends when its caller hangs up; a caller that only stops
 	// reading (a paused pager) loses the rest of the output, and the
@@ -57,7 +69,15 @@ func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 		cmd = exec.CommandContext(cctx, a.Argv[0], a.Argv[1:]...)
 	}
 	start := time.Now()
-	code := e.runMarked(cmd, rec, env, runService, 0, s)
+	var code int
+	switch {
+	case a.TTY != nil:
+		code = e.runTTY(cmd, rec, env, *a.TTY, in, s)
+	case a.Stdin:
+		code = e.runStdin(cmd, rec, env, in, s)
+	default:
+		code = e.runMarked(cmd, rec, env, runService, 0, s)
+	}
 	return &api.RunResult{
 		Project: rec.Project, Worktree: rec.Name, ExitCode: code,
 		DurationMS: time.Since(start).Milliseconds(), WaitedMS: waited.Milliseconds(),
@@ -95,8 +115,7 @@ func (e *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktre
 // redacted as output frames numbered i, and returns its exit code (-1 when
 // it could not run or was killed).
 func (e *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string, i int, s Progress) int {
-	cmd.Dir = rec.Path
-	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, service, service))
+	e.mark(cmd, rec, env, service)
 	asIs := func(s string) string { return s }
 	stdout := e.redact.Writer(&chunkWriter{s: s, check: i, name: "stdout", redact: asIs})
 	stderr := e.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
@@ -112,4 +131,49 @@ func (e *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, 
 	}
 	s.Output(i, "stderr", fmt.Sprintf("binky: %v\n", err))
 	return -1
+}
+
+// mark sets cmd to run in rec's worktree with env and the marker of the
+// world's service (service#service): down and remove end it, and a daemon
+// that starts ends one a killed daemon left.
+func (e *Engine) mark(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string) {
+	cmd.Dir = rec.Path
+	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, service, service))
+}
+
+// runStdin is runMarked for binky run -i: the command's stdin is a pipe fed
+// with the caller's Input lines once it started (Attach), closed at the
+// caller's EOF.
+func (e *Engine) runStdin(cmd *exec.Cmd, rec *registry.Worktree, env []string, in Input, s Progress) int {
+	r, w, err := os.Pipe()
+	if err != nil {
+		s.Output(0, "stderr", fmt.Sprintf("binky: stdin pipe: %v\n", err))
+		return -1
+	}
+	defer r.Close()
+	defer w.Close() // also ends a write the command no longer reads
+	cmd.Stdin = r
+	inputs, stop := in.Attach(api.Attach{})
+	defer stop()
+	go feedStdin(inputs, w, nil)
+	return e.runMarked(cmd, rec, env, runService, 0, s)
+}
+
+// feedStdin writes the caller's input to w until its EOF (then closes w)
+// or hang-up; resize, when not nil, takes a terminal's new size.
+func feedStdin(inputs <-chan api.Input, w io.WriteCloser, resize func(api.Winsize)) {
+	for in := range inputs {
+		if in.Size != nil && resize != nil {
+			resize(*in.Size)
+		}
+		if len(in.Data) > 0 {
+			if _, err := w.Write(in.Data); err != nil {
+				return
+			}
+		}
+		if in.EOF && resize == nil {
+			w.Close()
+			return
+		}
+	}
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -59,8 +62,14 @@ func (c *runCmd) Run(g *globals) error {
 		wt = ""
 	}
 	args.WorldRef = cli.WorldRef(wt, c.Project)
+	var id string    // the run's journal id, when it has one
+	var off [2]int64 // how far its stdout and stderr reached us
 	h := api.Handlers{
 		Progress: func(p api.Progress) {
+			if p.Step == api.ProgressRunID {
+				id = p.Message
+				return
+			}
 			if !c.Quiet {
 				fmt.Fprintf(os.Stderr, "binky: %s %s\n", p.Step, p.Message)
 			}
@@ -68,8 +77,10 @@ func (c *runCmd) Run(g *globals) error {
 		Output: func(o api.Output) {
 			if o.Stream == "stderr" {
 				fmt.Fprint(os.Stderr, o.Data)
+				off[1] = max(off[1], o.Offset)
 			} else {
 				fmt.Fprint(os.Stdout, o.Data)
+				off[0] = max(off[0], o.Offset)
 			}
 		},
 		// The command started: what we read from stdin goes to it; on a
@@ -91,6 +102,9 @@ func (c *runCmd) Run(g *globals) error {
 	if raw != nil {
 		term.Restore(int(os.Stdin.Fd()), raw)
 		raw = nil
+	}
+	if err != nil && id != "" && g.ctx.Err() == nil {
+		err = c.follow(g, id, &off, h, &res, err)
 	}
 	if err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("run: %w", err)}
@@ -121,6 +135,35 @@ func sendStdin(r io.Reader, in *api.InputWriter, eof bool) {
 				in.Send(api.Input{EOF: true})
 			}
 			return
+		}
+	}
+}
+
+// follow follows the journaled run id again after its daemon went away
+// (a crash, a kill -9, a restart): the next daemon keeps a queued run's
+// place and a running command running, and tells how it ended. It gives
+// up after a minute without a daemon, saying where the output went.
+func (c *runCmd) follow(g *globals, id string, off *[2]int64, h api.Handlers, res *api.RunResult, cause error) error {
+	var ae *api.Error
+	if errors.As(cause, &ae) && ae.Code != api.CodeFailed {
+		return cause // the daemon answered: no restart to ride out
+	}
+	fmt.Fprintf(os.Stderr, "binky: lost the daemon (%v); following run %s again\n", cause, id)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		cl, err := g.client()
+		if err == nil {
+			err = cl.Call(g.ctx, api.OpRun, api.RunArgs{Resume: id, Offsets: *off}, h, res)
+			if err == nil || errors.As(err, &ae) && ae.Code != api.CodeFailed || errors.As(err, &ae) && strings.Contains(ae.Message, "was not started") {
+				return err
+			}
+		}
+		if g.ctx.Err() != nil || time.Now().After(deadline) {
+			return fmt.Errorf("%w; run %s's output and exit status are in %s", err, id, filepath.Join(g.home, "runs", id))
+		}
+		select {
+		case <-g.ctx.Done():
+		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }

@@ -80,6 +80,10 @@ type Output struct {
 	Check  int    `json:"check"`
 	Stream string `json:"stream"`
 	Data   string `json:"data"`
+	// Offset is, for a binky run whose output goes to its journal, the
+	// byte offset in that stream's file after this chunk: a caller that
+	// follows the run again after a daemon restart resumes from there.
+	Offset int64 `json:"offset,omitempty"`
 }
 
 // Error is a failed call. Code is a short machine-readable class.
@@ -200,7 +204,17 @@ type RunArgs struct {
 	// TTY runs the command on a terminal (a pty) of this size, its stdin,
 	// stdout and stderr all on it; output comes as stdout (binky run -t).
 	TTY *Winsize `json:"tty,omitempty"`
+	// Resume follows the journaled run of this id again (after the daemon
+	// that ran it went away) instead of starting a command: its output
+	// from Offsets (stdout, stderr), then its result, or why it never
+	// started. The other fields are ignored.
+	Resume  string   `json:"resume,omitempty"`
+	Offsets [2]int64 `json:"offsets,omitzero"`
 }
+
+// ProgressRunID is the progress step that gives a binky run's journal id
+// (its Message), before it queues: the id RunArgs.Resume takes.
+const ProgressRunID = "run"
 
 // RunResult is how a run ended.
 type RunResult struct {

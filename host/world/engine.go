@@ -1,6 +1,7 @@
 package world
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,7 +34,10 @@ type Engine struct {
 	sup     *supervisor.Supervisor
 	cgroups *supervisor.Cgroups
 	adm     *admission.Controller
-	admOff  bool
+	// resumeCtx is the daemon's context, kept by Reconcile for the runs
+	// SetAdmission resumes.
+	resumeCtx context.Context
+	admOff    bool
 
 	// The daemon's side (surface.go).
 	events    Events
@@ -109,7 +113,14 @@ func New(o Options) *Engine {
 
 // SetAdmission hands the engine the admission queue an up waits in and
 // gives its place back to (unless Options.AdmissionOff).
-func (e *Engine) SetAdmission(adm *admission.Controller) { e.adm = adm }
+// Once it is set, the runs a previous daemon journaled are taken over
+// (ResumeRuns), in the context Reconcile was given.
+func (e *Engine) SetAdmission(adm *admission.Controller) {
+	e.adm = adm
+	if e.resumeCtx != nil {
+		e.ResumeRuns(e.resumeCtx)
+	}
+}
 
 // LogDir is where a world's service logs live.
 func (e *Engine) LogDir(project, worktree string) string { return e.logDir(project, worktree) }

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +25,9 @@ const runService = "run"
 // output streams back redacted; a caller that hangs up leaves the queue,
 // or ends the command.
 func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunResult, error) {
+	if a.Resume != "" {
+		return e.followRun(ctx, a.Resume, a.Offsets, s, nil)
+	}
 	if (len(a.Argv) == 0) == (a.Command == "") {
 		return nil, api.Errorf(api.CodeInvalid, "give the command to run: binky run <worktree> -- <command> [args…]")
 	}
@@ -56,6 +60,15 @@ func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 	// command runs to its end.
 	cctx, cancel := UntilHungUp(ctx, s)
 	defer cancel()
+	if supervisedRuns && in == nil {
+		res, err := e.runSupervised(ctx, cctx, a, rec, cfg, env, s)
+		if !errors.Is(err, errNoJournal) {
+			return res, err
+		}
+		// A home that takes no writes (a full disk) still runs it, as
+		// before: one that does not outlive the daemon.
+		e.log.Warn("binky run not journaled: it ends with the daemon", "error", err)
+	}
 	release, waited, err := e.jobPlace(cctx, s, rec, cfg)
 	if err != nil {
 		return nil, err
@@ -177,3 +190,31 @@ func feedStdin(inputs <-chan api.Input, w io.WriteCloser, resize func(api.Winsiz
 		}
 	}
 }
+
+// runSupervised is Run for a command that takes no input: journaled
+// before it queues (its id goes to the caller as the ProgressRunID step),
+// its output in files and its end recorded by a wrapper, so it survives a
+// daemon restart (runs.go). A caller that hangs up while it waits leaves
+// the queue; a daemon that stops keeps its place for the next one.
+func (e *Engine) runSupervised(ctx, cctx context.Context, a api.RunArgs, rec *registry.Worktree, cfg *config.Config, env []string, s Progress) (*api.RunResult, error) {
+	r := &runRecord{ID: newRunID(), Seq: time.Now().UnixNano(), Args: a, Project: rec.Project, World: rec.Name, State: runQueued}
+	r.Args.Name, r.Args.Project = rec.Name, rec.Project
+	if err := e.saveRun(r); err != nil {
+		return nil, fmt.Errorf("%w: %w", errNoJournal, err)
+	}
+	s.Progress(api.ProgressRunID, "", r.ID)
+	release, waited, err := e.jobPlace(cctx, s, rec, cfg)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.State, r.NotStarted = runDone, "its caller left the queue"
+			e.saveRun(r)
+		}
+		return nil, err
+	}
+	defer release()
+	return e.runJournaled(ctx, cctx, r, rec, env, waited, s)
+}
+
+// errNoJournal means a run could not be journaled (its home takes no
+// writes): Run runs it the old way.
+var errNoJournal = errors.New("journal the run")

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -46,6 +47,10 @@ func TestRunPipedStdin(t *testing.T) {
 	r = e.binkyStdin("ignored\n", "run", "p1", "--", "wc", "-c")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "0" {
 		t.Fatalf("run without -i: exit %d, stdout %q; want 0 bytes of stdin", r.code, r.stdout)
+	}
+	// A run whose caller got everything leaves no journal behind.
+	if ents, _ := os.ReadDir(filepath.Join(e.home, "runs")); len(ents) != 0 {
+		t.Errorf("%d run journals left after their callers finished; want none", len(ents))
 	}
 }
 

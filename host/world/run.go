@@ -26,6 +26,8 @@ const runService = "run"
 // or ends the command.
 func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunResult, error) {
 	if a.Resume != "" {
+		// A followed run's journal stays its day: the daemon may still be
+		// recording its end.
 		return e.followRun(ctx, a.Resume, a.Offsets, s, nil)
 	}
 	if (len(a.Argv) == 0) == (a.Command == "") {
@@ -212,7 +214,19 @@ func (e *Engine) runSupervised(ctx, cctx context.Context, a api.RunArgs, rec *re
 		return nil, err
 	}
 	defer release()
-	return e.runJournaled(ctx, cctx, r, rec, env, waited, s)
+	res, err := e.runJournaled(ctx, cctx, r, rec, env, waited, s)
+	e.forgetRun(r.ID, err, s)
+	return res, err
+}
+
+// forgetRun deletes run id's journal once its caller, still there, has
+// everything but the result frame about to be sent; a run whose caller is
+// gone stays a day for it to follow (journaledRuns).
+func (e *Engine) forgetRun(id string, err error, s Progress) {
+	if err != nil || isClosed(s.Gone()) {
+		return
+	}
+	os.RemoveAll(e.runDir(id))
 }
 
 // errNoJournal means a run could not be journaled (its home takes no

@@ -68,4 +68,4 @@ type outputs struct {
 }
 
 func (o *outputs) Output(_ int, _, data string) { o.b.WriteString(data) }
-func (o *outputs) String() string              { return o.b.String() }
+func (o *outputs) String() string               { return o.b.String() }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/binkyhq/binky/host/api"
 )
@@ -103,3 +104,39 @@ func (s *Stream) Attach(a api.Attach) (<-chan api.Input, func()) {
 }
 
 var _ Input = (*Stream)(nil)
+
+// wholeRunes passes writes on cut at rune boundaries: an output frame
+// carries a JSON string, where half a UTF-8 sequence would become U+FFFD.
+// A terminal's reads split multi-byte characters anywhere.
+type wholeRunes struct {
+	w    io.Writer
+	rest []byte
+}
+
+func (r *wholeRunes) Write(p []byte) (int, error) {
+	b := append(r.rest, p...)
+	cut := len(b)
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	r.rest = append([]byte(nil), b[cut:]...)
+	if cut > 0 {
+		if _, err := r.w.Write(b[:cut]); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// Flush writes what is held, whole or not.
+func (r *wholeRunes) Flush() {
+	if len(r.rest) > 0 {
+		r.w.Write(r.rest)
+		r.rest = nil
+	}
+}

@@ -67,3 +67,23 @@ func FuzzParseInput(f *testing.F) {
 }
 
 func ioPipe() (*io.PipeReader, *io.PipeWriter) { return io.Pipe() }
+
+// TestWholeRunes: a character split between two writes reaches the
+// writer whole.
+func TestWholeRunes(t *testing.T) {
+	var got []string
+	w := &wholeRunes{w: writerFunc(func(p []byte) { got = append(got, string(p)) })}
+	s := []byte("añb€")
+	for i := range s {
+		w.Write(s[i : i+1])
+	}
+	w.Write([]byte{0xe2})
+	w.Flush()
+	if strings.Join(got, "|") != "a|ñ|b|€|\xe2" {
+		t.Errorf("got %q; want each character whole, then the held byte at Flush", got)
+	}
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }

@@ -45,7 +45,8 @@ func (e *Engine) runTTY(cmd *exec.Cmd, rec *registry.Worktree, env []string, siz
 	if !hasEnv(cmd.Env, "TERM") {
 		cmd.Env = append(cmd.Env, "TERM=xterm-256color")
 	}
-	out := e.redact.Writer(&chunkWriter{s: s, check: 0, name: "stdout", redact: func(s string) string { return s }})
+	whole := &wholeRunes{w: &chunkWriter{s: s, check: 0, name: "stdout", redact: func(s string) string { return s }}}
+	out := e.redact.Writer(whole)
 	if err := cmd.Start(); err != nil {
 		tty.Close()
 		s.Output(0, "stderr", fmt.Sprintf("binky: %v\n", err))
@@ -70,6 +71,7 @@ func (e *Engine) runTTY(cmd *exec.Cmd, rec *registry.Worktree, env []string, siz
 		<-copied
 	}
 	out.Close()
+	whole.Flush()
 	if err == nil {
 		return 0
 	}

@@ -168,7 +168,7 @@ man:
 # dist: what a release ships, into $(DIST): the source tarball, archives
 # for DIST_PLATFORMS, Debian packages (binky, and one binky-adapter-<family>
 # per adapter module, installing into /usr/lib/binky/adapters), the npm
-# packages (npx -y binky mcp) and SHA256SUMS. Reproducible: file times are
+# packages (installed from their tarballs until a release: README) and SHA256SUMS. Reproducible: file times are
 # the commit's (SOURCE_DATE_EPOCH overrides), binaries -trimpath and static.
 # tools/dist is its own module (nfpm stays out of the workspace's
 # dependencies), built with GOWORK=off.

@@ -99,10 +99,11 @@ type convStatus struct {
 		State    string `json:"state"`
 		Reason   string `json:"reason"`
 		Services []struct {
-			Name   string `json:"name"`
-			State  string `json:"state"`
-			Pid    int    `json:"pid"`
-			Reason string `json:"reason"`
+			Name    string   `json:"name"`
+			State   string   `json:"state"`
+			Pid     int      `json:"pid"`
+			Reason  string   `json:"reason"`
+			LogTail []string `json:"log_tail"`
 		} `json:"services"`
 	} `json:"worlds"`
 }

@@ -289,6 +289,15 @@ expose = ["db"]
 	if n := countAll(t, e, "golden_built"); n != 1 {
 		t.Errorf("golden_built %d; want 1", n)
 	}
+	// Issue 40: golden list gave a server's template no size.
+	var list struct {
+		Templates []struct {
+			Size int64 `json:"size"`
+		} `json:"templates"`
+	}
+	if err := json.Unmarshal([]byte(e.must("golden", "list", "--json").stdout), &list); err != nil || len(list.Templates) != 1 || list.Templates[0].Size <= 0 {
+		t.Errorf("golden list --json: %+v (%v); want one template with its size", list.Templates, err)
+	}
 
 	// Induced clone failure: the template is dropped behind binky's back.
 	if err := s.dropGolden(project); err != nil {

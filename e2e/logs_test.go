@@ -5,6 +5,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +63,43 @@ cmd = "echo hello from quiet; exec sleep 600"
 	}
 	if ticks < 4 {
 		t.Errorf("logs -f saw %d new ticks; want it to keep following", ticks)
+	}
+}
+
+// TestLogsServiceHere (issue 40): inside a worktree, `binky logs <svc>`
+// is that service of the world you stand in; --since and --timestamps
+// date the lines, and --json carries the time.
+func TestLogsServiceHere(t *testing.T) {
+	e := newEnv(t, `
+[project]
+name = "here"
+port_range = PORTRANGE
+
+[services.quiet]
+cmd = "echo hello from quiet; exec sleep 600"
+
+[services.other]
+cmd = "echo other says hi; exec sleep 600"
+`)
+	e.must("up", "-q", "feat/h")
+	wt := e.status().world(t, "feat-h").Path
+	var out string
+	waitFor(t, "the quiet service's line", func() bool {
+		out = e.binkyIn(wt, "logs", "quiet").stdout
+		return strings.Contains(out, "hello from quiet")
+	})
+	if out != "hello from quiet\n" {
+		t.Errorf("logs quiet inside the worktree: %q; want the quiet service's line alone", out)
+	}
+	r := e.binkyIn(wt, "logs", "--since", "10m", "-t", "quiet")
+	if !regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d) hello from quiet\n$`).MatchString(r.stdout) {
+		t.Errorf("logs --since 10m -t quiet: %q (stderr %q); want the line with its time", r.stdout, r.stderr)
+	}
+	r = e.binkyIn(wt, "logs", "--json", "other")
+	if !strings.Contains(r.stdout, `"service":"other","time":"`) || !strings.Contains(r.stdout, `"line":"other says hi"`) {
+		t.Errorf("logs --json other: %q; want the line with its time", r.stdout)
+	}
+	if r := e.binkyIn(wt, "logs", "nosuch"); r.code == 0 {
+		t.Errorf("logs nosuch inside the worktree exited 0: %q", r.stdout)
 	}
 }

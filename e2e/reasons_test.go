@@ -128,3 +128,58 @@ depends_on = ["db"]
 		t.Errorf("status text does not say why:\n%s", text)
 	}
 }
+
+// TestStatusShowsCrashLines (issue 40): a service that crashes and waits
+// in backoff shows its last log lines in status (text and --json) beside
+// the reason, with secrets masked: the crash's cause, not only the state.
+func TestStatusShowsCrashLines(t *testing.T) {
+	e := newEnv(t, `
+[project]
+name = "crashy"
+port_range = PORTRANGE
+
+[services.ok]
+cmd = "exec sleep 600"
+
+[services.worker]
+cmd = "sleep 1; echo token=${env.CRASH_SECRET}; echo 'invalid boolean value for key METRICS_COLLECTOR'; exit 1"
+`)
+	const secret = "s3cr3t-crash-value"
+	e.extra = append(e.extra, "CRASH_SECRET="+secret)
+	e.must("up", "feat/c", "-q")
+	deadline := time.Now().Add(60 * time.Second)
+	var tail []string
+	for tail == nil {
+		for _, w := range convStatusOf(t, e).Worlds {
+			for _, sv := range w.Services {
+				if sv.Name == "worker" && sv.State == "backoff" {
+					tail = append([]string{}, sv.LogTail...)
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("worker never went into backoff: %+v", convStatusOf(t, e).Worlds)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(strings.Join(tail, "\n"), "invalid boolean value for key METRICS_COLLECTOR") {
+		t.Errorf("status --json of a service in backoff: log_tail %q; want the crash's line", tail)
+	}
+	// The text status prints the lines indented under the world, masked.
+	for {
+		st := e.must("status").stdout
+		if strings.Contains(st, secret) {
+			t.Fatalf("status prints a secret:\n%s", st)
+		}
+		if strings.Contains(st, "worker, last log lines") {
+			if !strings.Contains(st, "      invalid boolean value for key METRICS_COLLECTOR") {
+				t.Errorf("status text: want the crash's line indented:\n%s", st)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status never showed the worker's log lines:\n%s", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

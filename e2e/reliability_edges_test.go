@@ -184,9 +184,10 @@ url    = "web"
 health = { tcp = "127.0.0.1:${self.port}", timeout = "30s", interval = "100ms" }
 
 [services.gone]
-cmd   = "exec sleep 100850"
-ports = ["http"]
-url   = "gone"
+cmd    = "exec sleep 100850"
+ports  = ["http"]
+url    = "gone"
+health = { exec = "true" } # a backend that never listens, vouched for by a lying check
 `)
 	os.WriteFile(filepath.Join(e.repo, "backend.py"), []byte(backendPy), 0o644)
 	e.git("add", "backend.py")

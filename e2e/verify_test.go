@@ -18,8 +18,9 @@ name = "gate"
 port_range = PORTRANGE
 
 [services.web]
-cmd = "exec sleep 600"
-url = "web"
+cmd    = "exec sleep 600"
+url    = "web"
+health = { exec = "true" } # it listens on nothing: without this, its port is its probe
 
 [agents]
 expose = ["web"]

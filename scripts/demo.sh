@@ -14,10 +14,11 @@ repo="$demo/repo"
 if [ "${1:-}" = "down" ]; then
 	if [ -S "$BINKY_HOME/daemon.sock" ]; then
 		for wt in demo/alpha demo/beta; do binky remove --force -q "$wt" 2>/dev/null || true; done
-		binky daemon stop || true
+		# Its "worlds keep running" is not so here: both were just removed.
+		binky daemon stop >/dev/null || true
 	fi
 	rm -rf "$demo"
-	echo "demo removed"
+	echo "demo removed: both worlds, their slices and ports, and the daemon"
 	exit 0
 fi
 

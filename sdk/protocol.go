@@ -200,6 +200,10 @@ type CloneRequest struct {
 // copy-on-write" or "wal_log"), for the event log and the golden record.
 type CloneResponse struct {
 	Method string `json:"method,omitempty"`
+	// SourceBytes is the source's size on its server, when the adapter
+	// can tell (0: unknown): `binky golden list` shows it as the
+	// template's size.
+	SourceBytes int64 `json:"source_bytes,omitempty"`
 }
 
 // DestroyRequest asks for a slice to be gone.

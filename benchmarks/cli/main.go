@@ -5,6 +5,18 @@
 // `sleep` services in a temporary BINKY_HOME and repository, which the
 // program removes again.
 //
+// Instructions: when valgrind is on PATH, each row is also run under
+// callgrind (--cg-runs times, the median reported) and its instruction
+// count set against the hello-world's. Instructions are stable where wall
+// time is not (a busy machine changes the one, not the other). Go's
+// asynchronous preemption signals trip a callgrind assertion, so those
+// runs set GODEBUG=asyncpreemptoff=1 (the hello-world's too). Without
+// valgrind the arm is skipped, saying so.
+//
+// Before and after in one sitting: --before DIR measures the binky in DIR
+// as well, row by row beside the other, against the same daemon and
+// worlds (build main's into DIR first).
+//
 // Re-up: a world whose web is `python3 -m http.server` is brought down and
 // up again --reups times. Each `binky up` is timed, and a poller asks the
 // web's port for an answer every millisecond from the moment up starts, so
@@ -14,6 +26,7 @@
 //
 //	go run ./benchmarks/cli                  # builds binky and binkyd first
 //	go run ./benchmarks/cli --bin DIR        # binaries already built in DIR
+//	go run ./benchmarks/cli --bin DIR --before MAINDIR --reups 0
 //
 // It reports; it asserts nothing (issue 18's goals are in the README).
 package main
@@ -29,6 +42,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +56,8 @@ func main() {
 	flag.IntVar(&o.worlds, "worlds", 50, "worlds for the large status measurement")
 	flag.IntVar(&o.services, "services", 3, "services per world")
 	flag.IntVar(&o.reups, "reups", 10, "re-ups of the python world (0 skips them)")
+	flag.StringVar(&o.before, "before", "", "directory with another binky (main's) to measure beside --bin's, row by row")
+	flag.IntVar(&o.cgRuns, "cg-runs", 3, "callgrind runs per row (the median is reported; 0 skips the instruction counts)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -56,12 +72,16 @@ type options struct {
 	n                int
 	worlds, services int
 	reups            int
+	before           string
+	cgRuns           int
 }
 
-// row is one measurement: its median and how many hello-worlds that is.
+// row is one measurement: its median wall time and instruction count
+// (0: not counted).
 type row struct {
 	what   string
 	median time.Duration
+	instr  int64
 }
 
 func run(ctx context.Context, o options) error {
@@ -70,6 +90,17 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer os.RemoveAll(work)
+	if o.before != "" {
+		if o.before, err = filepath.Abs(o.before); err != nil {
+			return err
+		}
+	}
+	if o.cgRuns > 0 {
+		if _, err := exec.LookPath("valgrind"); err != nil {
+			fmt.Fprintln(os.Stderr, "instruction counts skipped: valgrind not found on PATH (apt-get install valgrind)")
+			o.cgRuns = 0
+		}
+	}
 	if o.bin == "" {
 		o.bin = filepath.Join(work, "bin")
 		fmt.Fprintln(os.Stderr, "building binky and binkyd…")
@@ -91,13 +122,28 @@ func run(ctx context.Context, o options) error {
 	defer w.cleanup()
 
 	var rows []row
-	measure := func(what, exe string, args ...string) error {
-		d, err := median(ctx, o.n, w, exe, args...)
-		if err != nil {
+	one := func(what, exe string, args ...string) error {
+		r := row{what: what}
+		if r.median, err = median(ctx, o.n, w, exe, args...); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		rows = append(rows, row{what, d})
+		if o.cgRuns > 0 {
+			if r.instr, err = instructions(ctx, o.cgRuns, w, exe, args...); err != nil {
+				return fmt.Errorf("%s under callgrind: %w", what, err)
+			}
+		}
+		rows = append(rows, r)
 		return nil
+	}
+	// measure measures binky (and, with --before, the other binky).
+	measure := func(what, exe string, args ...string) error {
+		if o.before == "" || exe != w.bin {
+			return one(what, exe, args...)
+		}
+		if err := one(what+" (before)", filepath.Join(o.before, "binky"), args...); err != nil {
+			return err
+		}
+		return one(what+" (after)", exe, args...)
 	}
 	if err := measure("hello-world Go binary", hello); err != nil {
 		return err
@@ -135,11 +181,24 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
-	fmt.Printf("median of %d runs each\n\n", o.n)
-	fmt.Println("| what | median | × hello-world |")
-	fmt.Println("|---|---|---|")
+	fmt.Printf("median of %d runs each (load %s)", o.n, loadavg())
+	if o.cgRuns > 0 {
+		fmt.Printf("; instructions: callgrind, median of %d", o.cgRuns)
+	}
+	fmt.Print("\n\n")
+	if o.cgRuns > 0 {
+		fmt.Println("| what | median | × hello-world | instructions | × hello-world |")
+		fmt.Println("|---|---|---|---|---|")
+	} else {
+		fmt.Println("| what | median | × hello-world |")
+		fmt.Println("|---|---|---|")
+	}
 	for _, r := range rows {
-		fmt.Printf("| %s | %.1f ms | %.1f× |\n", r.what, ms(r.median), float64(r.median)/float64(rows[0].median))
+		fmt.Printf("| %s | %.1f ms | %.1f× |", r.what, ms(r.median), float64(r.median)/float64(rows[0].median))
+		if o.cgRuns > 0 {
+			fmt.Printf(" %.2f M | %.1f× |", float64(r.instr)/1e6, float64(r.instr)/float64(rows[0].instr))
+		}
+		fmt.Println()
 	}
 	if re != nil {
 		fmt.Printf("\nre-up, median of %d (load %s)\n\n", o.reups, loadavg())
@@ -174,6 +233,37 @@ func median(ctx context.Context, n int, w *world, exe string, args ...string) (t
 	}
 	return med(times), nil
 }
+
+// instructions runs exe under callgrind n times in the world's repository
+// and environment and returns the median count of instructions executed.
+func instructions(ctx context.Context, n int, w *world, exe string, args ...string) (int64, error) {
+	counts := make([]int64, 0, n)
+	for range n {
+		cmd := exec.CommandContext(ctx, "valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + os.DevNull, exe}, args...)...)
+		// Go's preemption signals trip callgrind (threads.c: sigNum ==
+		// current_state.sig); the runs of every row go without them alike.
+		cmd.Dir, cmd.Env = w.repo, append(w.environ(), "GODEBUG=asyncpreemptoff=1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return 0, fmt.Errorf("%v\n%s", err, stderr.String())
+		}
+		m := collected.FindStringSubmatch(stderr.String())
+		if m == nil {
+			return 0, fmt.Errorf("no \"Collected\" line in callgrind's output:\n%s", stderr.String())
+		}
+		c, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		counts = append(counts, c)
+	}
+	slices.Sort(counts)
+	return counts[len(counts)/2], nil
+}
+
+// collected is callgrind's summary line: "==pid== Collected : 15012345".
+var collected = regexp.MustCompile(`Collected : (\d+)`)
 
 // world is the benchmark's BINKY_HOME and repository.
 type world struct {
@@ -253,8 +343,11 @@ func gobuild(ctx context.Context, dir string, pkgs ...string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, pkgs...)
-	if out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput(); err != nil {
+	// As releases are built (tools/dist): static, no build paths.
+	args := append([]string{"build", "-trimpath", "-o", dir + string(os.PathSeparator)}, pkgs...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s (or pass --bin DIR): %v\n%s", strings.Join(pkgs, " "), err, out)
 	}
 	return nil

@@ -19,13 +19,16 @@ type envCmd struct {
 }
 
 func (c *envCmd) Run(g *globals) error {
-	cl, err := g.client()
-	if err != nil {
-		return err
-	}
 	var res api.EnvResult
-	if err := cl.Call(g.ctx, api.OpEnv, api.EnvArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project)}, api.Handlers{}, &res); err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("env: %w", err)}
+	args := api.EnvArgs{WorldRef: cli.WorldRef(c.Worktree, c.Project)}
+	if err := cli.Ask(g.ctx, g.home, func(cl *api.Client) error {
+		res = api.EnvResult{}
+		if err := cl.Call(g.ctx, api.OpEnv, args, api.Handlers{}, &res); err != nil {
+			return &exitError{Code: 1, Err: fmt.Errorf("env: %w", err)}
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if w := envWarning(res); w != "" {
 		fmt.Fprintln(os.Stderr, "binky: warning:", w)

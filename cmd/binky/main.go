@@ -2,7 +2,8 @@
 // world. main wires the kong CLI; each verb lives in its own file with a Run
 // method and calls into host/. The verbs that need heavy packages (the
 // daemon, MCP, adapters, certificates, the registry) are binkyd's: binky
-// hands them off (handoff.go), so env and status start light.
+// hands them off (handoff.go), so env and status start light, and the
+// plain command lines of --version, env and status skip kong (fast.go).
 package main
 
 import (
@@ -64,6 +65,14 @@ func run(args []string) int {
 	if handedOff(args) {
 		return handOff(args)
 	}
+	if c, ok := parseFast(args, os.Getenv); ok {
+		return runFast(c) // fast.go: the hot verbs without kong
+	}
+	return runKong(args)
+}
+
+// runKong parses args with the whole grammar and runs the verb.
+func runKong(args []string) int {
 	var c grammar
 	return cli.Main(args, &c, &c.Home, func(ctx context.Context, home string) any {
 		return &globals{ctx: ctx, home: home}

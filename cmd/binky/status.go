@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,13 +18,16 @@ type statusCmd struct {
 }
 
 func (c *statusCmd) Run(g *globals) error {
-	cl, err := g.client()
-	if err != nil {
-		return err
-	}
 	var res api.StatusResult
-	if err := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: api.WorldRef{Env: cli.CallerEnv()}}, api.Handlers{}, &res); err != nil {
-		return &exitError{Code: 1, Err: fmt.Errorf("status: %w", err)}
+	args := api.StatusArgs{WorldRef: api.WorldRef{Env: cli.CallerEnv()}}
+	if err := cli.Ask(g.ctx, g.home, func(cl *api.Client) error {
+		res = api.StatusResult{}
+		if err := cl.Call(g.ctx, api.OpStatus, args, api.Handlers{}, &res); err != nil {
+			return &exitError{Code: 1, Err: fmt.Errorf("status: %w", err)}
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if res.Worlds == nil {
 		res.Worlds = []api.World{}
@@ -33,7 +37,13 @@ func (c *statusCmd) Run(g *globals) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	return printStatus(os.Stdout, res, styleFor(os.Stdout, os.Getenv))
+	// Buffered: tabwriter writes cell by cell, a system call each on a
+	// bare os.Stdout (thousands for 50 worlds).
+	out := bufio.NewWriter(os.Stdout)
+	if err := printStatus(out, res, styleFor(os.Stdout, os.Getenv)); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 // printStatus writes the status table: worlds grouped by project, each

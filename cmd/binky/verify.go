@@ -124,6 +124,6 @@ func (c *resetCmd) Run(g *globals) error {
 	if err != nil {
 		return &exitError{Code: 1, Err: fmt.Errorf("reset: %w", err)}
 	}
-	fmt.Printf("%s/%s reset to its golden state in %.1fs\n", w.Project, w.Worktree, time.Since(start).Seconds())
+	fmt.Printf("%s/%s reset in %.1fs: %s\n", w.Project, w.Worktree, time.Since(start).Seconds(), api.ResetSummary(w, c.Service))
 	return nil
 }

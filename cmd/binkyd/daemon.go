@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/binkyhq/binky/cmd/internal/cli"
 	"github.com/binkyhq/binky/host/ctl"
@@ -25,7 +28,12 @@ func (c *daemonRunCmd) Run(g *globals) error {
 		ctl.RecordStartFailure(g.home, err)
 		return err
 	}
-	err = daemon.New(opts).Run(g.ctx)
+	// Go's profiler is binkyd's, not the daemon's: it serves while the
+	// daemon runs (pprof.go, -tags pprof builds only).
+	ctx, stop := context.WithCancel(g.ctx)
+	defer stop()
+	startPprof(ctx, os.Getenv("BINKY_PPROF"), hclog.New(&hclog.LoggerOptions{Name: "binkyd", Output: os.Stderr, Level: hclog.Info}))
+	err = daemon.New(opts).Run(ctx)
 	if err != nil {
 		// Run fails only before it serves: leave the reason for the CLI or
 		// MCP call that started this daemon (ctl.Start shows it).
@@ -42,7 +50,6 @@ func (c *daemonRunCmd) Run(g *globals) error {
 //	BINKY_TRIM_AFTER              how long the daemon stays quiet before it hands back memory ("20s"; "off" never)
 //	BINKY_HEALTH_EVERY            how often a running service's probe repeats, e.g. "1s" (docs/supervision.md)
 //	BINKY_NO_CGROUPS              set: world processes are tracked by process group and marker, never by cgroup
-//	BINKY_PPROF                   a loopback host:port serving Go's profiler, in a binkyd built with -tags pprof
 //	BINKY_TEST_PRESSURE           test hook: a JSON file admission reads its pressure from (docs/admission.md, "Testing")
 //	BINKY_TEST_PRESSURE_INTERVAL  test hook: admission's sampling interval, e.g. "100ms"
 //	BINKY_TEST_ADMISSION          test hook: "off" skips admission (the benchmark's baseline)
@@ -50,7 +57,9 @@ func (c *daemonRunCmd) Run(g *globals) error {
 // A bad BINKY_TRIM_AFTER refuses the start; a bad BINKY_HEALTH_EVERY or
 // BINKY_TEST_PRESSURE_INTERVAL is named on warn (daemon.log) and the
 // default used. BINKY_HOME is the CLI's (globals); BINKY_PORT_LEASES is
-// read by host/ports when the daemon opens its leases, at start.
+// read by host/ports when the daemon opens its leases, at start;
+// BINKY_PPROF, a loopback host:port serving Go's profiler in a binkyd built
+// with -tags pprof, is read by daemonRunCmd, which serves it (pprof.go).
 func daemonOptions(home string, getenv func(string) string, warn io.Writer) (daemon.Options, error) {
 	trim, err := trimAfter(getenv("BINKY_TRIM_AFTER"))
 	if err != nil {
@@ -62,7 +71,6 @@ func daemonOptions(home string, getenv func(string) string, warn io.Writer) (dae
 		TrimAfter:        trim,
 		HealthEvery:      positiveDuration("BINKY_HEALTH_EVERY", getenv, warn),
 		NoCgroups:        getenv("BINKY_NO_CGROUPS") != "",
-		Pprof:            getenv("BINKY_PPROF"),
 		PressureFile:     getenv("BINKY_TEST_PRESSURE"),
 		PressureInterval: positiveDuration("BINKY_TEST_PRESSURE_INTERVAL", getenv, warn),
 		AdmissionOff:     getenv("BINKY_TEST_ADMISSION") == "off",

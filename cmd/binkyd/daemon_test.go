@@ -24,11 +24,11 @@ func TestDaemonOptionsFromTheEnvironment(t *testing.T) {
 		{name: "unset", env: nil, want: daemon.Options{}},
 		{name: "every variable", env: map[string]string{
 			"BINKY_PROXY_ADDR": "off", "BINKY_PROXY_TLS_ADDR": "127.0.0.1:0", "BINKY_TRIM_AFTER": "off",
-			"BINKY_HEALTH_EVERY": "100ms", "BINKY_NO_CGROUPS": "1", "BINKY_PPROF": "127.0.0.1:6060",
+			"BINKY_HEALTH_EVERY": "100ms", "BINKY_NO_CGROUPS": "1",
 			"BINKY_TEST_PRESSURE": "/tmp/p.json", "BINKY_TEST_PRESSURE_INTERVAL": "250ms", "BINKY_TEST_ADMISSION": "off",
 		}, want: daemon.Options{
 			ProxyAddr: "off", ProxyTLSAddr: "127.0.0.1:0", TrimAfter: -1,
-			HealthEvery: 100 * time.Millisecond, NoCgroups: true, Pprof: "127.0.0.1:6060",
+			HealthEvery: 100 * time.Millisecond, NoCgroups: true,
 			PressureFile: "/tmp/p.json", PressureInterval: 250 * time.Millisecond, AdmissionOff: true,
 		}},
 		{name: "trim after a duration", env: map[string]string{"BINKY_TRIM_AFTER": "5s"}, want: daemon.Options{TrimAfter: 5 * time.Second}},

@@ -47,6 +47,20 @@ func (c *logsCmd) Run(g *globals) error {
 // run is Run writing to stdout, and to stderr a note when it had to read
 // the registry itself (see logs_readonly.go).
 func (c *logsCmd) run(g *globals, stdout, stderr io.Writer) error {
+	since, err := parseSince(c.Since, time.Now())
+	if err != nil {
+		return &exitError{Code: 2, Err: fmt.Errorf("logs: %w", err)}
+	}
+	n := c.Lines
+	if n < 0 { // not given: 100, or every line since
+		n = 100
+		if !since.IsZero() {
+			n = 0
+		}
+	}
+	// Lines are dated from the log's time marks (supervisor.ReadLogLines)
+	// only when asked: it reads the whole of each file it needs.
+	dated := c.Timestamps || c.JSON || !since.IsZero()
 	w, readOnly, err := c.world(g, stderr)
 	if err != nil {
 		return err
@@ -91,11 +105,19 @@ func (c *logsCmd) run(g *globals, stdout, stderr io.Writer) error {
 	prefix := len(services) > 1
 	var mu sync.Mutex
 	enc := json.NewEncoder(stdout)
-	print := func(svc, line string) error {
+	print := func(svc string, l supervisor.Line) error {
 		mu.Lock()
 		defer mu.Unlock()
+		stamp := ""
+		if !l.Time.IsZero() {
+			stamp = l.Time.Format(time.RFC3339)
+		}
 		if c.JSON {
-			return enc.Encode(logLine{Project: w.Project, Worktree: w.Worktree, Service: svc, Line: line})
+			return enc.Encode(logLine{Project: w.Project, Worktree: w.Worktree, Service: svc, Time: stamp, Line: l.Text})
+		}
+		line := l.Text
+		if c.Timestamps && stamp != "" {
+			line = stamp + " " + line
 		}
 		if prefix {
 			_, err := fmt.Fprintf(stdout, "%s | %s\n", svc, line)
@@ -106,17 +128,11 @@ func (c *logsCmd) run(g *globals, stdout, stderr io.Writer) error {
 	}
 	if !c.Follow {
 		for _, svc := range services {
-			lines, err := supervisor.ReadLogs(filepath.Join(dir, svc+".log"), c.Lines)
+			lines, err := readLines(filepath.Join(dir, svc+".log"), n, since, dated, red)
 			if err != nil {
 				return err
 			}
-			if len(lines) == 0 {
-				continue
-			}
-			// Redacted as one text, so a secret wrapped over lines is
-			// found; a mask may then join two lines.
-			text := red.String(strings.Join(lines, "\n"))
-			for _, l := range strings.Split(text, "\n") {
+			for _, l := range lines {
 				if err := print(svc, l); err != nil {
 					return err
 				}
@@ -132,7 +148,7 @@ func (c *logsCmd) run(g *globals, stdout, stderr io.Writer) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = followRedacted(ctx, filepath.Join(dir, svc+".log"), c.Lines, red, func(l string) error { return print(svc, l) })
+			errs[i] = followRedacted(ctx, filepath.Join(dir, svc+".log"), n, since, red, func(l supervisor.Line) error { return print(svc, l) })
 			if errs[i] != nil {
 				cancel()
 			}
@@ -160,6 +176,17 @@ func (c *logsCmd) world(g *globals, stderr io.Writer) (api.World, *redact.Redact
 	if err == nil {
 		var res api.StatusResult
 		err = cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: ref, Here: c.Worktree == ""}, api.Handlers{}, &res)
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Code == api.CodeNotFound && c.Worktree != "" && c.Service == "" {
+			// `binky logs api` in a worktree: a name that is no world but
+			// a service of the world you stand in follows that service.
+			var here api.StatusResult
+			herr := cl.Call(g.ctx, api.OpStatus, api.StatusArgs{WorldRef: cli.WorldRef("", c.Project), Here: true}, api.Handlers{}, &here)
+			if herr == nil && len(here.Worlds) == 1 && c.hasService(g.home, here.Worlds[0], c.Worktree) {
+				c.Service, c.Worktree = c.Worktree, ""
+				return here.Worlds[0], nil, nil
+			}
+		}
 		if err == nil {
 			if len(res.Worlds) != 1 {
 				return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: the daemon named %d worlds; give the worktree's name or branch (binky status lists them)", len(res.Worlds))}
@@ -179,6 +206,17 @@ func (c *logsCmd) world(g *globals, stderr io.Writer) (api.World, *redact.Redact
 	}
 	defer reg.Close()
 	rec, ferr := world.Find(g.ctx, reg, ref)
+	if ferr != nil && c.Worktree != "" && c.Service == "" {
+		// As with the daemon: a name that is no world but a service of
+		// the world you stand in.
+		if here, herr := world.Find(g.ctx, reg, cli.WorldRef("", c.Project)); herr == nil {
+			if w, red, rerr := readWorld(g.ctx, reg, here); rerr == nil && c.hasService(g.home, w, c.Worktree) {
+				c.Service, c.Worktree = c.Worktree, ""
+				fmt.Fprintf(stderr, "binky: logs: no daemon (%v); found %s/%s in the registry\n", err, w.Project, w.Worktree)
+				return w, red, nil
+			}
+		}
+	}
 	if ferr != nil {
 		return api.World{}, nil, &exitError{Code: 1, Err: fmt.Errorf("logs: %w (no daemon: %v)", ferr, err)}
 	}
@@ -190,9 +228,81 @@ func (c *logsCmd) world(g *globals, stderr io.Writer) (api.World, *redact.Redact
 	return w, red, nil
 }
 
-// followRedacted is supervisor.Follow with every line passed through the
-// redactor as one stream, so a secret wrapped over lines is masked too.
-func followRedacted(ctx context.Context, path string, n int, red *redact.Redactor, print func(string) error) error {
+// readLines is the last n lines of a service log (every one when n <= 0)
+// written since (when not zero), dated when asked, and redacted as one
+// text, so a secret wrapped over lines is found.
+func readLines(path string, n int, since time.Time, dated bool, red *redact.Redactor) ([]supervisor.Line, error) {
+	var lines []supervisor.Line
+	if dated {
+		var err error
+		if lines, err = supervisor.ReadLogLines(path, n, since); err != nil {
+			return nil, err
+		}
+	} else {
+		texts, err := supervisor.ReadLogs(path, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range texts {
+			lines = append(lines, supervisor.Line{Text: t})
+		}
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.Text
+	}
+	masked := strings.Split(red.String(strings.Join(texts, "\n")), "\n")
+	// A mask may join lines (a secret wrapped over two): the masked lines
+	// take the times of the raw ones counted from the end, so the newest
+	// keep theirs and a line before a join takes its neighbour's.
+	out := make([]supervisor.Line, len(masked))
+	for i := range masked {
+		j := max(len(lines)-len(masked)+i, 0)
+		out[i] = supervisor.Line{Text: masked[i], Time: lines[j].Time}
+	}
+	return out, nil
+}
+
+// parseSince reads --since: a duration back from now ("10m", "1h30m") or
+// a time (RFC 3339); "" is no bound.
+func parseSince(v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("--since %q: a duration back from now is positive (10m)", v)
+		}
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, v, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a duration (10m, 2h) or a time (2026-12-07T12:00:00Z)", v)
+}
+
+// hasService reports whether w has a log named svc: one of its services,
+// or the setup log.
+func (c *logsCmd) hasService(home string, w api.World, svc string) bool {
+	for _, s := range w.Services {
+		if s.Name == svc {
+			return true
+		}
+	}
+	_, err := os.Stat(filepath.Join(logview.Dir(home, w.Project, w.Worktree), svc+".log"))
+	return svc == "setup" && err == nil
+}
+
+// followRedacted is supervisor.FollowLines with every line passed through
+// the redactor as one stream, so a secret wrapped over lines is masked
+// too; each printed line keeps the time of the line read (a mask that
+// joins two lines shifts the times after it by one line).
+func followRedacted(ctx context.Context, path string, n int, since time.Time, red *redact.Redactor, print func(supervisor.Line) error) error {
 	sink := &lineSink{print: print}
 	w := red.Writer(sink)
 	stop := make(chan struct{})
@@ -212,9 +322,9 @@ func followRedacted(ctx context.Context, path string, n int, red *redact.Redacto
 			}
 		}
 	}()
-	err := supervisor.Follow(ctx, path, n, func(l string) error {
-		sink.touch()
-		_, err := w.Write([]byte(l + "\n"))
+	err := supervisor.FollowLines(ctx, path, n, since, func(l supervisor.Line) error {
+		sink.touch(l.Time)
+		_, err := w.Write([]byte(l.Text + "\n"))
 		return err
 	})
 	close(stop)
@@ -228,13 +338,15 @@ func followRedacted(ctx context.Context, path string, n int, red *redact.Redacto
 	return err
 }
 
-// lineSink prints what the redactor writes, a line at a time.
+// lineSink prints what the redactor writes, a line at a time, each with
+// the time of the line read in the same order.
 type lineSink struct {
-	print func(string) error
-	mu    sync.Mutex
-	buf   []byte
-	last  time.Time
-	err   error
+	print  func(supervisor.Line) error
+	mu     sync.Mutex
+	buf    []byte
+	stamps []time.Time // of the lines read and not yet printed
+	last   time.Time
+	err    error
 }
 
 func (s *lineSink) Write(p []byte) (int, error) {
@@ -246,7 +358,11 @@ func (s *lineSink) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		if err := s.print(string(s.buf[:i])); err != nil && s.err == nil {
+		var at time.Time
+		if len(s.stamps) > 0 {
+			at, s.stamps = s.stamps[0], s.stamps[1:]
+		}
+		if err := s.print(supervisor.Line{Text: string(s.buf[:i]), Time: at}); err != nil && s.err == nil {
 			s.err = err
 		}
 		s.buf = s.buf[i+1:]
@@ -254,9 +370,11 @@ func (s *lineSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (s *lineSink) touch() {
+// touch notes a line read, written at.
+func (s *lineSink) touch(at time.Time) {
 	s.mu.Lock()
 	s.last = time.Now()
+	s.stamps = append(s.stamps, at)
 	s.mu.Unlock()
 }
 
@@ -271,7 +389,10 @@ type logLine struct {
 	Project  string `json:"project"`
 	Worktree string `json:"worktree"`
 	Service  string `json:"service"`
-	Line     string `json:"line"`
+	// Time is when the line was written (RFC 3339, to the second; see
+	// supervisor.Line), "" when the log cannot tell.
+	Time string `json:"time,omitempty"`
+	Line string `json:"line"`
 }
 
 // logRedactor knows every secret the registry records (logview.Redactor):

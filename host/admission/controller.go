@@ -73,6 +73,7 @@ type Controller struct {
 	jobq           []*job
 	jobsRunning    int
 	jobsOf         map[string]int // running jobs per project
+	connsOn        map[string]int // connections running jobs are counted for, per server
 	jobsSinceFresh int            // jobs started since the last sample
 }
 

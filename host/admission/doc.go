@@ -9,7 +9,12 @@
 // the suspend-and-resume policy applied when a running swarm later crosses
 // the RAM reserve.
 //
-// The package knows worlds only by key ("project/worktree"). It never
-// signals a process or writes the registry: the daemon gives it Suspend and
-// Resume hooks and records what they did.
+// The package knows worlds only by key ("project/worktree", Key). It never
+// signals a process or writes a world's record: the daemon gives it the
+// engine's Suspend and Resume hooks, and the engine (host/world
+// admission.go) records what they did. It owns the machine's bounds
+// (Bounds, bounds.go: the defaults under what `binky reserve` recorded in
+// the registry's settings, checked before they are written) and what
+// status and reserve show of it (AddStatus, Pressure, status.go: the
+// queue, suspensions, the pressure against the reserves).
 package admission

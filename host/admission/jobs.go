@@ -17,6 +17,15 @@ import (
 type JobLimits struct {
 	Jobs       int     // this project's jobs at once
 	RAMReserve float64 // percent of RAM that must stay free
+	// Servers are the database servers of the job's world's slices (as
+	// golden.Server names them); every running job is counted for
+	// Connections on each of its servers. A job whose project sets
+	// ConnBound (zero: none) waits while the jobs running on one of its
+	// servers are counted for more than ConnBound with it, unless none
+	// run there (a job alone always starts).
+	Servers     []string
+	Connections int
+	ConnBound   int
 }
 
 // job is a command waiting for, or holding, a job place.
@@ -90,6 +99,11 @@ func (c *Controller) endJob(j *job) {
 		j.running = false
 		c.jobsRunning--
 		c.jobsOf[j.project]--
+		for _, srv := range j.limits.Servers {
+			if c.connsOn[srv] -= j.limits.Connections; c.connsOn[srv] <= 0 {
+				delete(c.connsOn, srv)
+			}
+		}
 	}
 	admitted := c.dispatchJobs()
 	c.mu.Unlock()
@@ -115,6 +129,13 @@ func (c *Controller) judgeJob(j *job) verdict {
 	}
 	if j.limits.Jobs > 0 && c.jobsOf[j.project] >= j.limits.Jobs {
 		return project(fmt.Sprintf("jobs %d running", j.limits.Jobs), "jobs")
+	}
+	if b := j.limits.ConnBound; b > 0 {
+		for _, srv := range j.limits.Servers {
+			if used := c.connsOn[srv]; used > 0 && used+j.limits.Connections > b {
+				return project(fmt.Sprintf("connections on %s: %d held by running jobs + %d > %d", srv, used, j.limits.Connections, b), "connections")
+			}
+		}
 	}
 	s := c.sample
 	if s.MemTotal == 0 {
@@ -146,6 +167,9 @@ func (c *Controller) dispatchJobs() []*job {
 	if c.jobsOf == nil {
 		c.jobsOf = map[string]int{}
 	}
+	if c.connsOn == nil {
+		c.connsOn = map[string]int{}
+	}
 	var admitted []*job
 	var block *verdict
 	left := make([]*job, 0, len(c.jobq))
@@ -155,6 +179,9 @@ func (c *Controller) dispatchJobs() []*job {
 			j.running = true
 			c.jobsRunning++
 			c.jobsOf[j.project]++
+			for _, srv := range j.limits.Servers {
+				c.connsOn[srv] += j.limits.Connections
+			}
 			if c.sample.MemTotal > 0 {
 				c.jobsSinceFresh++
 			}

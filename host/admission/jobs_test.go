@@ -171,3 +171,57 @@ func BenchmarkJob(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*20), "ns/job")
 }
+
+// TestJobsConnections: a job of a project that bounds connections waits
+// while the jobs running on one of its servers, of any project, are
+// counted for more than the bound with it; jobs on other servers and
+// jobs of other projects pass; a release lets it in; a job alone always
+// starts.
+func TestJobsConnections(t *testing.T) {
+	c, _ := newJobsTest(t, 10, Limits{})
+	ctx := context.Background()
+	const pg, my = "postgres://127.0.0.1:5432", "mysql://127.0.0.1:3306"
+	bounded := JobLimits{Servers: []string{pg}, Connections: 30, ConnBound: 50}
+	// Alone, a job bigger than the bound starts.
+	big, err := c.Job(ctx, "a", JobLimits{Servers: []string{pg}, Connections: 80, ConnBound: 50}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big()
+	// Another project's job, with no bound of its own, is counted.
+	other, err := c.Job(ctx, "b", JobLimits{Servers: []string{pg}, Connections: 30}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan func(), 1)
+	go func() {
+		r, err := c.Job(ctx, "a", bounded, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		started <- r
+	}()
+	s := waitJobs(t, c, 1)
+	if want := "connections on " + pg + ": 30 held by running jobs + 30 > 50 (project a)"; s.Queue[0].Reason != want || s.Queue[0].Limit != "project.connections" {
+		t.Errorf("queued %+v; want reason %q, limit project.connections", s.Queue[0], want)
+	}
+	// Jobs on another server, and of another project, are not held.
+	for _, lim := range []JobLimits{{Servers: []string{my}, Connections: 30, ConnBound: 50}, {Servers: []string{pg}, Connections: 10}} {
+		r, err := c.Job(ctx, "c", lim, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r()
+	}
+	if s := c.Jobs(); len(s.Queue) != 1 {
+		t.Errorf("queue %+v; want the bounded job alone", s.Queue)
+	}
+	other()
+	select {
+	case r := <-started:
+		r()
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the bounded job did not start once room was made: %+v", c.Jobs())
+	}
+}

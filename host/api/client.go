@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,21 +73,24 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 
-	req := Request{Op: op}
+	var b []byte
 	if args != nil {
-		b, err := json.Marshal(args)
-		if err != nil {
+		if b, err = json.Marshal(args); err != nil {
 			return fmt.Errorf("encode %s request: %w", op, err)
 		}
-		req.Args = b
 	}
-	line, _ := json.Marshal(req)
+	line := requestLine(op, b)
 	// A daemon that refuses the caller answers before reading: a failed
 	// write still leaves its answer to read.
 	_, werr := conn.Write(append(line, '\n'))
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 64<<10), MaxLine)
 	for sc.Scan() {
+		// The answer, decoded once (see onlyResult); anything else, or
+		// a result out cannot hold, the slow way below, for its errors.
+		if v, ok := onlyResult(sc.Bytes()); ok && out != nil && json.Unmarshal(v, out) == nil {
+			return nil
+		}
 		var f Frame
 		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
 			return fmt.Errorf("daemon sent a line that is not JSON: %.200q", sc.Bytes())
@@ -125,4 +129,34 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 		return fmt.Errorf("read %s reply: %w", op, err)
 	}
 	return fmt.Errorf("daemon closed the connection before answering %s (see %s)", op, filepath.Join(c.Home, "daemon.log"))
+}
+
+// resultPrefix begins a final answer as the daemon writes it.
+var resultPrefix = []byte(`{"result":`)
+
+// onlyResult returns V of a line {"result":V}, written as the daemon
+// writes it. The value is decoded straight into the caller's result:
+// decoding a Frame (whose RawMessage result is scanned twice) and then
+// the result again scanned a status of 50 worlds four times, the largest
+// cost of `binky status` after kong (issue 44). The line is exactly such
+// a frame only when V is one JSON value, which json.Unmarshal checks
+// before it decodes a byte.
+func onlyResult(line []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(line, resultPrefix) || !bytes.HasSuffix(line, []byte("}")) {
+		return nil, false
+	}
+	return line[len(resultPrefix) : len(line)-1], true
+}
+
+// requestLine is json.Marshal(Request{Op: op, Args: args}) for args that
+// json.Marshal wrote, without scanning args again to compact them (they
+// carry the caller's whole environment).
+func requestLine(op string, args json.RawMessage) []byte {
+	o, _ := json.Marshal(op)
+	line := make([]byte, 0, len(o)+len(args)+len(`{"op":,"args":}`))
+	line = append(append(line, `{"op":`...), o...)
+	if len(args) > 0 {
+		line = append(append(line, `,"args":`...), args...)
+	}
+	return append(line, '}')
 }

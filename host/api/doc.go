@@ -6,6 +6,10 @@
 // answers with zero or more progress lines ({"progress":{…}}) and exactly one
 // final line ({"result":…} or {"error":{…}}), then closes the connection.
 //
+// It owns the daemon's endpoint too: the socket it listens on, 0600, and
+// kept while the daemon runs (ListenSocket, KeepSocket, listen_unix.go),
+// or on Windows the named pipe (ListenPipe).
+//
 // It owns every type that crosses the wire, the plan of `up` included
 // (Plan, which host/world/plan computes), and imports nothing else of
 // host/: it stands below the engine and the daemon (host/fence_test.go).

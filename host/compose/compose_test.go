@@ -298,3 +298,54 @@ func TestNoCompose(t *testing.T) {
 		t.Errorf("Load of an empty dir: err = %v; want no compose file", err)
 	}
 }
+
+// TestInitFromASubdirectory (issue 40): with -f docker/compose.yml, the
+// env_file compose resolves in docker/ (and its .env) are written from
+// the directory binky.toml is in; a URL whose scheme names a driver
+// (postgresql+asyncpg) keeps it, built of the slice's parts; no value of
+// an env file reaches the output.
+func TestInitFromASubdirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const sentinel = "SENTINEL-subdir-9f2"
+	files := map[string]string{
+		"docker/compose.yml": `services:
+  db:
+    image: postgres:16
+  api:
+    build: ..
+    env_file: ./api.env
+    environment:
+      DATABASE_URL: postgresql+asyncpg://app:` + sentinel + `@db:5432/app
+      PLAIN_URL: postgres://app:` + sentinel + `@db:5432/app
+`,
+		"docker/.env":    "POSTGRES_PASSWORD=" + sentinel + "\n",
+		"docker/api.env": "API_KEY=" + sentinel + "\n",
+	}
+	for name, body := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Load(dir, "docker/compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := Render(p, "sub")
+	for _, want := range []string{
+		`env_file = "docker/.env"`,
+		`env_file = "docker/api.env"  # compose's env_file`,
+		`DATABASE_URL = "postgresql+asyncpg://${db.user}:${db.password}@${db.host}:${db.port}/${db.database}"`,
+		`PLAIN_URL = "${db.url}"`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("init output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), sentinel) {
+		t.Errorf("init output holds a sentinel secret:\n%s", out)
+	}
+}

@@ -3,6 +3,7 @@ package compose
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // images maps an image's repository (registry and tag stripped) onto the
@@ -59,7 +60,7 @@ var images = map[string]string{
 }
 
 // interpolation matches compose's ${VAR}, ${VAR:-default} and $VAR.
-var interpolation = regexp.MustCompile(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*`)
+var interpolation = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*`) })
 
 // Repository returns image's repository path without registry, tag or
 // digest, lowercased: "docker.io/library/postgres:16-alpine" → "postgres",
@@ -84,7 +85,7 @@ func Repository(image string) string {
 // AdapterFor returns the adapter that serves image, or "" when none does.
 // Interpolated parts (postgres:${PG_VERSION:-16}) are ignored.
 func AdapterFor(image string) string {
-	image = interpolation.ReplaceAllString(image, "")
+	image = interpolation().ReplaceAllString(image, "")
 	repo := Repository(image)
 	if a, ok := images[repo]; ok {
 		return a

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,8 +41,9 @@ type Project struct {
 	Files []string
 	// Services in the order the base file writes them.
 	Services []*Service
-	// EnvFile is ".env" when the directory has one; EnvKeys are its key
-	// names (never its values), sorted.
+	// EnvFile is the .env of compose's project directory (the first
+	// compose file's), relative to the directory read, when it has one;
+	// EnvKeys are its key names (never its values), sorted.
 	EnvFile string
 	EnvKeys []string
 	// V1 names the files written in compose's first format (services at
@@ -85,8 +88,11 @@ type Port struct {
 // URL's host (a compose service name, usually); and the value itself only
 // as far as init may write it (Parts).
 type EnvVar struct {
-	Name           string
-	URLHost        string
+	Name    string
+	URLHost string
+	// URLDriver is the URL's scheme when it names a driver after a '+'
+	// (SQLAlchemy's postgresql+asyncpg, mysql+pymysql), else "".
+	URLDriver      string
 	HasValue       bool
 	ValueFromShell bool // the value is exactly ${NAME} or $NAME: the same name from the shell or .env
 	// Keep says Parts is what binky.toml may say for the variable: the
@@ -156,12 +162,32 @@ func Load(dir string, files ...string) (*Project, error) {
 		}
 		return nil, fmt.Errorf("%w in %s: it has no services: mapping with a service in it (nor, as compose's first format, services at the top level with an image: or build:); %s", ErrNoServices, strings.Join(files, " and "), hint)
 	}
-	if keys, err := EnvKeys(filepath.Join(dir, ".env")); err == nil {
-		p.EnvFile, p.EnvKeys = ".env", keys
+	// Compose resolves env_file, and reads .env, in the project directory:
+	// the first compose file's. binky resolves them in the worktree (the
+	// directory init writes binky.toml in), so they are written from there.
+	base := filepath.ToSlash(filepath.Dir(files[0]))
+	for _, s := range p.Services {
+		for i, f := range s.EnvFiles {
+			s.EnvFiles[i] = rebase(base, f)
+		}
+	}
+	envFile := rebase(base, ".env")
+	if keys, err := EnvKeys(filepath.Join(dir, filepath.FromSlash(envFile))); err == nil {
+		p.EnvFile, p.EnvKeys = envFile, keys
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read the key names of .env: %w", err)
+		return nil, fmt.Errorf("read the key names of %s: %w", envFile, err)
 	}
 	return p, nil
+}
+
+// rebase is path f, relative to compose's project directory base, made
+// relative to the directory init runs in; an absolute path, or one that
+// names a variable, stays as written.
+func rebase(base, f string) string {
+	if f == "" || strings.Contains(f, "$") || path.IsAbs(f) || filepath.IsAbs(f) {
+		return f
+	}
+	return path.Join(base, f)
 }
 
 func readLimited(path string) ([]byte, error) {
@@ -438,6 +464,9 @@ func envEntries(n *yaml.Node) []EnvVar {
 		e := EnvVar{Name: name, HasValue: has}
 		if has && scalar {
 			e.URLHost = urlHost(withDefaults(value))
+			if e.URLHost != "" {
+				e.URLDriver = urlDriver(withDefaults(value))
+			}
 			e.ValueFromShell = value == "${"+name+"}" || value == "$"+name
 			e.Parts = keepParts(name, value)
 			e.Keep = e.Parts != nil
@@ -534,6 +563,19 @@ func urlHost(v string) string {
 	}
 	return host
 }
+
+// urlDriver is the scheme of a URL value when it names a driver
+// (engine+driver://…), else "".
+func urlDriver(v string) string {
+	scheme, _, ok := strings.Cut(v, "://")
+	engine, driver, plus := strings.Cut(scheme, "+")
+	if !ok || !plus || engine == "" || driver == "" || !schemeChars.MatchString(scheme) {
+		return ""
+	}
+	return scheme
+}
+
+var schemeChars = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
 // healthcheck reads test: as CMD / CMD-SHELL / NONE or a string.
 func healthcheck(n *yaml.Node) *Healthcheck {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -42,15 +43,17 @@ type Mapped struct {
 var reserved = []string{"self", "env", "worktree", "project"}
 
 var (
-	nonName  = regexp.MustCompile(`[^a-z0-9-]+`)
-	nonSvc   = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
-	localURL = regexp.MustCompile(`https?://(?:localhost|127\.0\.0\.1)(?::(\d+))?(/[A-Za-z0-9/_.-]*)?(?:[\s'"]|$)`)
+	nonName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9-]+`) })
+	nonSvc   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]+`) })
+	localURL = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`https?://(?:localhost|127\.0\.0\.1)(?::(\d+))?(/[A-Za-z0-9/_.-]*)?(?:[\s'"]|$)`)
+	})
 )
 
 // ProjectName makes a valid project.name from s (compose's name: or the
 // directory's), or "app" when nothing usable is left.
 func ProjectName(s string) string {
-	n := strings.Trim(nonName.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	n := strings.Trim(nonName().ReplaceAllString(strings.ToLower(s), "-"), "-")
 	if len(n) > 63 {
 		n = strings.TrimRight(n[:63], "-")
 	}
@@ -85,7 +88,7 @@ func Render(p *Project, dirName string) ([]byte, Summary) {
 	}
 	taken := map[string]bool{}
 	for _, s := range p.Services {
-		n := nonSvc.ReplaceAllString(s.Name, "-")
+		n := nonSvc().ReplaceAllString(s.Name, "-")
 		if n == "" || n[0] == '-' {
 			n = "svc" + n
 		}
@@ -178,6 +181,13 @@ func (r *renderer) slice(s *Service, adapter string) {
 	fmt.Fprintf(w, "# %s, with an account that can create and drop slices\n", where)
 	w.WriteString("# (docs/adapters.md says which privileges each adapter needs).\n")
 	fmt.Fprintf(w, "admin_url = %s\n", quote(r.env(v)))
+	if adapter == "redis" || adapter == "valkey" {
+		// A world's keys are its own only under its prefix: a client
+		// that writes elsewhere is refused by the slice's ACL user.
+		w.WriteString("# Each world's keys live under its own prefix, the only keys its user may touch:\n")
+		fmt.Fprintf(w, "# give your client ${%s.prefix} (ioredis keyPrefix) or ${%s.namespace}\n", name, name)
+		w.WriteString("# (BullMQ's prefix option, redis-namespace), not a prefix of your own.\n")
+	}
 }
 
 // todo writes a service binky cannot run from its image, commented out,
@@ -286,7 +296,14 @@ func (r *renderer) serviceEnv(s *Service, portNames []string) [][2]string {
 	for _, e := range s.Env {
 		seen[e.Name] = true
 		if _, ok := r.adapter[e.URLHost]; ok && e.URLHost != "" {
-			out = append(out, [2]string{e.Name, "${" + r.names[e.URLHost] + ".url}"})
+			n := r.names[e.URLHost]
+			if e.URLDriver != "" {
+				// postgresql+asyncpg://: the adapter's url would drop the
+				// driver the program asks for, so the URL is built of parts.
+				out = append(out, [2]string{e.Name, fmt.Sprintf("%s://${%s.user}:${%s.password}@${%s.host}:${%s.port}/${%s.database}", e.URLDriver, n, n, n, n, n)})
+				continue
+			}
+			out = append(out, [2]string{e.Name, "${" + n + ".url}"})
 			continue
 		}
 		if !e.Keep {
@@ -405,7 +422,7 @@ func healthProbe(h *Healthcheck, ports []Port, names []string) string {
 	if d, err := time.ParseDuration(h.Interval); err == nil && d > 0 {
 		interval = ", interval = " + quote(d.String())
 	}
-	if m := localURL.FindStringSubmatch(h.Test); m != nil {
+	if m := localURL().FindStringSubmatch(h.Test); m != nil {
 		port := 0
 		if m[1] != "" {
 			port, _ = strconv.Atoi(m[1])
@@ -437,7 +454,7 @@ func dnsLabel(s string) bool {
 	if s == "" || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' || strings.HasPrefix(s, "xn--") {
 		return false
 	}
-	return !nonName.MatchString(s)
+	return !nonName().MatchString(s)
 }
 
 // quote writes s as a TOML basic string.

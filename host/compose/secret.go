@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/binkyhq/binky/host/config"
 )
@@ -51,12 +52,12 @@ func splitWords(s string) []string { return config.NameWords(s) }
 var (
 	// kvPassword and dsnPassword are host/config's: password=… settings
 	// and Go MySQL DSNs user:pass@tcp(…).
-	kvPassword  = regexp.MustCompile(`(?i)(?:^|[\s;])(password|passwd)\s*=`)
-	dsnPassword = regexp.MustCompile(`(?:^|\s)[^\s:/@]+:[^\s@]+@(?:tcp|unix)\(`)
+	kvPassword  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:^|[\s;])(password|passwd)\s*=`) })
+	dsnPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)[^\s:/@]+:[^\s@]+@(?:tcp|unix)\(`) })
 	// queryParam is one name=value of a URL query or a ;-separated list.
-	queryParam = regexp.MustCompile(`[?&;]([A-Za-z0-9_.-]+)=`)
+	queryParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[?&;]([A-Za-z0-9_.-]+)=`) })
 	// randomRun is a run of characters tokens and keys are made of.
-	randomRun = regexp.MustCompile(`[A-Za-z0-9+/=_-]{16,}`)
+	randomRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/=_-]{16,}`) })
 )
 
 // secretValue reports whether a literal value (compose interpolation
@@ -85,15 +86,15 @@ func secretValue(v string) bool {
 		}
 		rest = rest[i+3:]
 	}
-	if kvPassword.MatchString(v) || dsnPassword.MatchString(v) {
+	if kvPassword().MatchString(v) || dsnPassword().MatchString(v) {
 		return true
 	}
-	for _, m := range queryParam.FindAllStringSubmatch(v, -1) {
+	for _, m := range queryParam().FindAllStringSubmatch(v, -1) {
 		if SecretName(m[1]) || strings.EqualFold(m[1], "sig") || strings.EqualFold(m[1], "key") {
 			return true
 		}
 	}
-	for _, run := range randomRun.FindAllString(v, -1) {
+	for _, run := range randomRun().FindAllString(v, -1) {
 		var lower, upper, digit bool
 		for _, r := range run {
 			switch {

@@ -2,7 +2,11 @@ package config
 
 // admissionKeys are the keys of the [admission] table; all but jobs are
 // also read from [project], where the first build put them.
-var admissionKeys = []string{"max_parallel", "jobs", "ram_reserve", "disk_headroom", "wake", "idle_suspend"}
+var admissionKeys = []string{"max_parallel", "jobs", "connections", "job_connections", "ram_reserve", "disk_headroom", "wake", "idle_suspend"}
+
+// DefaultJobConnections is what one job is counted for on each server of
+// its world's slices when its project sets no job_connections.
+const DefaultJobConnections = 10
 
 // admissionTable decodes the [admission] table (docs/admission.md) into
 // the project's bounds.
@@ -13,6 +17,8 @@ func (d *decoder) admissionTable(p *Project, m map[string]any) {
 		switch k {
 		case "max_parallel", "jobs", "ram_reserve", "disk_headroom", "wake", "idle_suspend":
 			d.admission(p, k, m[k], kp)
+		case "connections", "job_connections":
+			d.connections(p, k, m[k], kp)
 		default:
 			d.unknown(path, k, admissionKeys, "[admission]")
 		}
@@ -69,6 +75,27 @@ func (d *decoder) admission(p *Project, key string, v any, path []string) {
 		p.Wake, _ = d.boolean(v, path)
 	case "idle_suspend":
 		p.IdleSuspend, _ = d.duration(v, path)
+	}
+}
+
+// connections decodes [admission] connections (the bound on each server
+// of the project's slices) and job_connections (one job's count there).
+func (d *decoder) connections(p *Project, key string, v any, path []string) {
+	name := keyName(path)
+	hint := "write connections = 80 (connections binky's jobs may hold together on each server of this project's slices)"
+	if key == "job_connections" {
+		hint = "write job_connections = 20 (connections one binky run of this project opens on each server of its slices)"
+	}
+	n, ok := v.(int64)
+	switch {
+	case !ok:
+		d.errorf(path, hint, "%s must be an integer, not %s", name, typeName(v))
+	case n < 1 || n > 100000:
+		d.errorf(path, "give at least 1, or remove the key", "%s = %d is outside 1-100000", name, n)
+	case key == "connections":
+		p.Connections = int(n)
+	default:
+		p.JobConnections = int(n)
 	}
 }
 

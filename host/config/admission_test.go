@@ -106,3 +106,28 @@ func diagText(ds Diagnostics) string {
 	}
 	return b.String()
 }
+
+// TestAdmissionConnections: [admission] connections and job_connections
+// are read, and refused when they are not positive integers or appear in
+// [project].
+func TestAdmissionConnections(t *testing.T) {
+	src := "[project]\nname = \"acme\"\n[admission]\nconnections = 90\njob_connections = 20\n[services.web]\ncmd = \"true\"\n"
+	cfg, diags, err := Parse("binky.toml", []byte(src))
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("parse: %v %v", err, diags)
+	}
+	if p := cfg.Project; p.Connections != 90 || p.JobConnections != 20 {
+		t.Errorf("connections %d, job_connections %d; want 90, 20", p.Connections, p.JobConnections)
+	}
+	for _, tc := range []struct{ from, to, want string }{
+		{"connections = 90", "connections = 0", "admission.connections = 0 is outside 1-100000"},
+		{"connections = 90", `connections = "90"`, "admission.connections must be an integer"},
+		{"job_connections = 20", "job_connections = -1", "admission.job_connections = -1 is outside 1-100000"},
+		{"[admission]\nconnections = 90", "connections = 90\n[admission]", "connections"},
+	} {
+		_, diags, _ := Parse("binky.toml", []byte(strings.Replace(src, tc.from, tc.to, 1)))
+		if !diags.HasErrors() || !strings.Contains(diagText(diags), tc.want) {
+			t.Errorf("%s: %v; want an error containing %q", tc.to, diags, tc.want)
+		}
+	}
+}

@@ -60,6 +60,14 @@ type Project struct {
 	// this project run at once ([admission] jobs); zero means the
 	// machine's default (its cores).
 	Jobs int
+	// Connections bounds the connections binky's jobs (binky run, verify
+	// checks) of every project hold together on each server this
+	// project's slices live on, as this project's jobs are admitted
+	// ([admission] connections); zero: no bound. JobConnections is what
+	// one job of this project is counted for on each of those servers
+	// ([admission] job_connections); zero means DefaultJobConnections.
+	Connections    int
+	JobConnections int
 	// Wake starts a down world when the proxy gets a request for it.
 	Wake bool
 	// IdleSuspend suspends a world after this long with no proxied request

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,12 +23,12 @@ var (
 )
 
 var (
-	projectNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	adapterNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	envNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	portNameRE    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
-	serviceNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
-	cloneFromRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
+	projectNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`) })
+	adapterNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`) })
+	envNameRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	portNameRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`) })
+	serviceNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`) })
+	cloneFromRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`) })
 )
 
 // decoder turns the generic TOML tree into a Config, collecting
@@ -270,7 +271,7 @@ func (d *decoder) project(p *Project, m map[string]any) {
 			}
 			p.Name = s
 			switch {
-			case !projectNameRE.MatchString(s):
+			case !projectNameRE().MatchString(s):
 				d.errorf(kp, "use lowercase letters, digits and -, starting with a letter or digit", "project.name %s is not a valid name", quote(s))
 			case len(s) > 63 || strings.HasSuffix(s, "-") || strings.HasPrefix(s, "xn--"):
 				d.errorf(kp, "it becomes a hostname label: at most 63 characters, not ending in - nor starting with xn--", "project.name %s cannot be a hostname label", quote(s))
@@ -370,7 +371,7 @@ func (d *decoder) secrets(p *Project, v any, path []string) {
 		return
 	}
 	for i, n := range list {
-		if !envNameRE.MatchString(n) {
+		if !envNameRE().MatchString(n) {
 			d.errorf(join(path, elem(i)), "list variable names as written in ${env.NAME}, e.g. secrets = [\"SESSION_SEED\"]", "project.secrets: %s is not a variable name", quote(n))
 			continue
 		}

@@ -218,7 +218,7 @@ func checkRef(d *decoder, c *Config, self *Service, path []string, ref string) {
 	tok := "${" + ref + "}"
 	switch segs[0] {
 	case tokens.Env:
-		if len(segs) != 2 || !envNameRE.MatchString(segs[1]) {
+		if len(segs) != 2 || !envNameRE().MatchString(segs[1]) {
 			d.warnf(path, "write ${env.NAME} with a variable name", "%s is not an env token and is left as written", tok)
 		}
 		return

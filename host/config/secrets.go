@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/binkyhq/binky/host/tokens"
 )
@@ -34,10 +35,10 @@ func literalCredential(s string) string {
 		}
 		rest = rest[i+3:]
 	}
-	if m := kvPasswordRE.FindStringSubmatch(s); m != nil && isLiteral(strings.Trim(m[2], `'"`)) {
+	if m := kvPasswordRE().FindStringSubmatch(s); m != nil && isLiteral(strings.Trim(m[2], `'"`)) {
 		return "a " + strings.ToLower(m[1]) + "= setting"
 	}
-	if m := dsnPasswordRE.FindStringSubmatch(s); m != nil && isLiteral(m[1]) {
+	if m := dsnPasswordRE().FindStringSubmatch(s); m != nil && isLiteral(m[1]) {
 		return "a password in a user:password@ address"
 	}
 	return ""
@@ -45,9 +46,11 @@ func literalCredential(s string) string {
 
 var (
 	// key=value connection strings: host=db password=hunter2
-	kvPasswordRE = regexp.MustCompile(`(?i)(?:^|[\s;])(password|passwd)\s*=\s*('[^']*'|"[^"]*"|[^\s;]+)`)
+	kvPasswordRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:^|[\s;])(password|passwd)\s*=\s*('[^']*'|"[^"]*"|[^\s;]+)`)
+	})
 	// Go MySQL DSNs: user:pass@tcp(host)/db
-	dsnPasswordRE = regexp.MustCompile(`(?:^|\s)[^\s:/@]+:([^\s@]+)@(?:tcp|unix)\(`)
+	dsnPasswordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)[^\s:/@]+:([^\s@]+)@(?:tcp|unix)\(`) })
 )
 
 func schemeBefore(s string) string {

@@ -31,7 +31,7 @@ func (d *decoder) service(name string, m map[string]any) *Service {
 		case "adapter":
 			if a, ok := d.nonEmpty(v, kp); ok {
 				s.Adapter = a
-				if !adapterNameRE.MatchString(a) {
+				if !adapterNameRE().MatchString(a) {
 					d.errorf(kp, "an adapter name is lowercase letters, digits and -, e.g. postgres or redis", "adapter %s is not a valid adapter name", quote(a))
 				}
 			}
@@ -80,7 +80,7 @@ func (d *decoder) service(name string, m map[string]any) *Service {
 		case "clone_from":
 			if cf, ok := d.nonEmpty(v, kp); ok {
 				s.CloneFrom = cf
-				if !cloneFromRE.MatchString(cf) || len(cf) > 32 {
+				if !cloneFromRE().MatchString(cf) || len(cf) > 32 {
 					d.errorf(kp, `it names the golden template, e.g. clone_from = "golden": lowercase letters, digits and _, at most 32`, "clone_from %s is not a valid template name", quote(cf))
 				}
 			}
@@ -159,7 +159,7 @@ func (d *decoder) env(v any, path []string) map[string]string {
 	env := make(map[string]string, len(m))
 	for _, k := range d.keysInOrder(path, m) {
 		kp := join(path, k)
-		if !envNameRE.MatchString(k) {
+		if !envNameRE().MatchString(k) {
 			d.errorf(kp, "a variable name is letters, digits and _, not starting with a digit", "env name %s is not a valid variable name", quote(k))
 			continue
 		}
@@ -190,7 +190,7 @@ func (d *decoder) ports(v any, path []string) []string {
 	for i, p := range list {
 		ep := join(path, elem(i))
 		switch {
-		case !portNameRE.MatchString(p):
+		case !portNameRE().MatchString(p):
 			d.errorf(ep, `a port name is letters, digits, _ and -, e.g. ports = ["http", "debug"]`, "port name %s is not valid", quote(p))
 		case seen[p]:
 			d.errorf(ep, "give each port its own name", "port %s is listed twice", quote(p))

@@ -16,7 +16,7 @@ func validate(d *decoder, c *Config) {
 		s := c.Services[name]
 		path := []string{"services", name}
 		switch {
-		case !serviceNameRE.MatchString(name):
+		case !serviceNameRE().MatchString(name):
 			d.errorf(path, "a service name is letters, digits, _ and -; it is used in ${<name>.url} tokens", "service name %s is not valid", quote(name))
 		case slices.Contains(reserved, name):
 			d.errorf(path, "self, env, worktree and project are token namespaces: rename the service", "service name %s is reserved", quote(name))

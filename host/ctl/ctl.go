@@ -114,7 +114,7 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 			if strings.Contains(reason, "already running") {
 				// A daemon holds the lock but its socket did not answer:
 				// it was deleted, and that daemon makes it again within a
-				// second (host/daemon keepSocket).
+				// second (api.KeepSocket).
 				if p, perr := awaitSocket(ctx, home, 3*time.Second); perr == nil {
 					return p, nil
 				}

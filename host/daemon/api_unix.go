@@ -6,12 +6,14 @@ import (
 	"context"
 	"net"
 	"time"
+
+	"github.com/binkyhq/binky/host/api"
 )
 
 // listenAPI listens on daemon.sock (0600, peer uid checked).
-func (d *Daemon) listenAPI(sock string) (net.Listener, error) { return listenSocket(sock) }
+func (d *Daemon) listenAPI(sock string) (net.Listener, error) { return api.ListenSocket(sock) }
 
 // holdAPI keeps the socket reaching this daemon until ctx ends.
 func (d *Daemon) holdAPI(ctx context.Context, sock string, ln net.Listener, serveOn func(net.Listener)) {
-	d.keepSocket(ctx, sock, ln, serveOn, time.Second)
+	api.KeepSocket(ctx, sock, ln, serveOn, time.Second, d.log.Warn)
 }

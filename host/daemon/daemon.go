@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/degraded"
 	"github.com/binkyhq/binky/host/events"
 	"github.com/binkyhq/binky/host/memtrim"
 	"github.com/binkyhq/binky/host/ports"
@@ -55,9 +55,6 @@ type Options struct {
 	// NoCgroups tracks world processes by process group and marker only,
 	// never by cgroup (BINKY_NO_CGROUPS).
 	NoCgroups bool
-	// Pprof is the loopback host:port that serves Go's profiler in a
-	// daemon built with -tags pprof (BINKY_PPROF); "" serves none.
-	Pprof string
 	// PressureFile is a JSON file admission reads its pressure from
 	// instead of /proc and statfs (BINKY_TEST_PRESSURE; docs/admission.md,
 	// "Testing"); "" reads the machine.
@@ -83,16 +80,12 @@ type Daemon struct {
 	redact    *redact.Redactor
 	events    atomic.Pointer[events.Log] // nil while a degraded start could not open events.log
 	reg       *registry.Registry
-	deg       degradedMode // the home takes no new data (degraded.go)
+	deg       *degraded.Mode // the home takes no new data (host/degraded)
 	ports     *ports.Allocator
 	adapter   *adapter.Host
 	cgroups   *supervisor.Cgroups // nil: processes tracked by group and marker only
 	proxy     *proxy.Proxy
 	adm       *admission.Controller // the admission queue (admission.go)
-	limits    machineLimits
-	admOff    bool               // Options.AdmissionOff: the benchmark's baseline
-	admQueue  *admission.Journal // the queued worlds, recorded (admission.go)
-	admSrc    admission.Source   // where pressure is read
 	routeKick chan struct{}
 	started   time.Time
 	idle      *memtrim.Idle // nil: never trims
@@ -109,7 +102,7 @@ func New(opts Options) *Daemon {
 	log := opts.Logger
 	if log == nil {
 		// daemon.log: every entry redacted as it is written.
-		log = hclog.New(&hclog.LoggerOptions{Name: "binkyd", Output: redactedOutput{red, os.Stderr}, Level: hclog.Info})
+		log = hclog.New(&hclog.LoggerOptions{Name: "binkyd", Output: red.Entries(os.Stderr), Level: hclog.Info})
 	}
 	d := &Daemon{
 		opts:      opts,
@@ -132,7 +125,7 @@ func New(opts Options) *Daemon {
 		api.OpReset:   d.writing(op(d, (*world.Engine).Reset), nil),
 		api.OpRestart: d.writing(op(d, (*world.Engine).Restart), nil),
 		api.OpGolden:  d.writing(op(d, (*world.Engine).Golden), goldenWrites),
-		api.OpReserve: d.writing(d.opReserve, reserveWrites),
+		api.OpReserve: d.writing(op(d, (*world.Engine).Reserve), reserveWrites),
 		api.OpRun:     d.writing(op(d, (*world.Engine).Run), nil),
 	}
 	return d
@@ -173,14 +166,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.started = time.Now()
 
 	// On a home that takes no new data the registry opens read-only and
-	// the daemon runs degraded (degraded.go): it still re-adopts and
+	// the daemon runs degraded (host/degraded): it still re-adopts and
 	// supervises its worlds, and skips the writes below until there is
 	// room.
 	if d.reg, err = registry.Open(ctx, filepath.Join(d.home, "binky.db")); err != nil {
 		return err
 	}
 	defer d.reg.Close()
-	d.startDegraded()
+	d.deg = degraded.New(d.home, d.reg, (*startFinisher)(d), d.log)
+	d.deg.Start()
 	if err := d.recordHomeID(ctx); err != nil {
 		return err
 	}
@@ -198,14 +192,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.newEngine()
 	defer d.w.Shutdown()
 
-	d.startPprof(ctx)
 	d.startProxy(ctx)
 	go d.routeLoop(ctx)
 	d.w.Reconcile(ctx)
 	d.startAdmission(ctx)
-	d.w.SetAdmission(d.adm)
 	d.startTrim(ctx)
-	go d.degradedLoop(ctx)
+	go d.deg.Run(ctx)
 
 	return d.serveAPI(ctx)
 }
@@ -217,20 +209,14 @@ func (d *Daemon) recordHomeID(ctx context.Context) error {
 	if d.homeID, err = d.reg.HomeID(ctx); err != nil {
 		return err
 	}
-	if err := writeHomeID(d.home, d.homeID); err != nil {
-		if !d.tolerate("record the home id", err) {
-			return err
-		}
-		d.deg.homeID = true
-	}
-	return nil
+	return d.deg.HomeID(d.homeID)
 }
 
 // openEvents opens events.log; a degraded home runs without it.
 func (d *Daemon) openEvents() error {
 	if l, err := events.Open(filepath.Join(d.home, "events.log"), d.redact); err == nil {
 		d.events.Store(l)
-	} else if !d.tolerate("open the event log", err) {
+	} else if !d.deg.Tolerate("open the event log", err) {
 		return err
 	}
 	return nil
@@ -270,7 +256,7 @@ func (d *Daemon) newEngine() {
 		Home: d.home, HomeID: d.homeID, Logger: d.log, Redact: d.redact,
 		Registry: d.reg, Ports: d.ports, Adapters: world.HostAdapters(d.adapter), Cgroups: d.cgroups,
 		HealthEvery: d.opts.HealthEvery, AdmissionOff: d.opts.AdmissionOff,
-		Events: (*engineEvents)(d), Routes: (*engineRoutes)(d), Admission: (*engineAdmission)(d),
+		Events: (*engineEvents)(d), Routes: (*engineRoutes)(d),
 	})
 }
 
@@ -302,92 +288,18 @@ func (d *Daemon) serveAPI(ctx context.Context) error {
 	return nil
 }
 
-// startTrim hands back, once the daemon has been quiet for TrimAfter, the
-// memory its start and its last burst of work touched and no longer use
-// (host/memtrim): most of an idle daemon's resident set is its own binary
-// image, mapped page by fault-around page.
+// startTrim hands back memory once the daemon has been quiet for
+// TrimAfter (host/memtrim), pacing the heap while the proxy is busy.
 func (d *Daemon) startTrim(ctx context.Context) {
-	if d.proxy != nil {
-		// While the proxy is busy the heap may hold more garbage: fewer
-		// collections, a shorter latency tail (memtrim.Pacer).
-		pacer := &memtrim.Pacer{Count: d.proxy.Served}
-		go pacer.Run(ctx.Done())
-	}
 	after := d.opts.TrimAfter
-	if after < 0 {
-		return
-	}
 	if after == 0 {
 		after = DefaultTrimAfter
 	}
-	var proxyLast func() time.Time
+	var busy memtrim.Busy
 	if d.proxy != nil {
-		proxyLast = d.proxy.LastRequest
+		busy = d.proxy
 	}
-	d.idle = memtrim.NewIdle(after, func() {
-		r, err := memtrim.Trim()
-		if err != nil {
-			d.log.Warn("trim memory", "error", err)
-			return
-		}
-		d.log.Debug("trimmed memory", "mappings", r.Mappings, "image_bytes", r.ImageBytes, "took", r.Took)
-	}, proxyLast)
-	go d.idle.Run(ctx.Done())
-}
-
-// listenSocket listens on the daemon's socket path, 0600. We hold the
-// lock, so whatever is at the path is stale and is removed first.
-func listenSocket(sock string) (net.Listener, error) {
-	os.Remove(sock)
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", sock, err)
-	}
-	if err := os.Chmod(sock, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("chmod %s: %w", sock, err)
-	}
-	// Closing a listener must not unlink the path: by then it may be the
-	// socket of the listener that replaced it (keepSocket). Run removes
-	// the path itself when it stops.
-	if ul, ok := ln.(*net.UnixListener); ok {
-		ul.SetUnlinkOnClose(false)
-	}
-	return ln, nil
-}
-
-// keepSocket keeps the socket path reaching this daemon until ctx ends,
-// then closes the listener. A daemon.sock deleted (a temp cleaner, a
-// careless rm) or replaced under a running daemon would leave every CLI
-// call finding no daemon and then failing to start one (the lock is ours):
-// so every interval the path is checked, and listened on again when it is
-// no longer the socket we made.
-func (d *Daemon) keepSocket(ctx context.Context, sock string, ln net.Listener, serveOn func(net.Listener), every time.Duration) {
-	cur := ln
-	made, _ := os.Lstat(sock)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			cur.Close()
-			return
-		case <-t.C:
-		}
-		if now, err := os.Lstat(sock); err == nil && made != nil && os.SameFile(made, now) {
-			continue
-		}
-		nl, err := listenSocket(sock)
-		if err != nil {
-			d.log.Warn("daemon.sock is gone and cannot be made again", "error", err)
-			continue
-		}
-		made, _ = os.Lstat(sock)
-		d.log.Warn("daemon.sock was removed or replaced; listening on it again", "path", sock)
-		serveOn(nl)
-		cur.Close()
-		cur = nl
-	}
+	d.idle = memtrim.Start(ctx.Done(), after, busy, d.log)
 }
 
 // emit writes an event; a failure to log is logged, never fatal. A
@@ -398,7 +310,7 @@ func (d *Daemon) emit(e events.Event) {
 		return
 	}
 	if err := l.Emit(e); err != nil {
-		if why, _ := d.degraded(); why == nil {
+		if why, _ := d.deg.Degraded(); why == nil {
 			d.log.Warn("write event", "event", e.Event, "error", err)
 		}
 	}
@@ -414,19 +326,6 @@ func (d *Daemon) opStop(ctx context.Context, _ json.RawMessage, _ *stream) (any,
 		d.stop()
 	}()
 	return struct{}{}, nil
-}
-
-// redactedOutput redacts each write (hclog writes one entry per call).
-type redactedOutput struct {
-	r *redact.Redactor
-	w io.Writer
-}
-
-func (o redactedOutput) Write(p []byte) (int, error) {
-	if _, err := o.w.Write(o.r.Bytes(p)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // openCgroups opens the cgroups that track each world's processes, named

@@ -32,7 +32,7 @@ func (s dashSource) Worlds(ctx context.Context) ([]dashboard.World, error) {
 			dw.Branch = w.Branch
 		}
 		for _, sv := range w.Services {
-			ds := dashboard.Service{Name: sv.Name, Kind: sv.Kind, Adapter: sv.Adapter, State: sv.State, Port: sv.Port, URL: sv.URL, Detail: sv.Error, Reason: sv.Reason, Warning: sv.Warning}
+			ds := dashboard.Service{Name: sv.Name, Kind: sv.Kind, Adapter: sv.Adapter, State: sv.State, Port: sv.Port, URL: sv.URL, Detail: sv.Error, Reason: sv.Reason, Warning: sv.Warning, LogTail: sv.LogTail}
 			if sv.Kind == "adapter" || ds.Detail == sv.Reason || strings.HasSuffix(sv.Reason, ds.Detail) {
 				ds.Detail = sv.Address // the error is in the reason already
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/registry"
 )
 
@@ -133,7 +134,7 @@ func TestDaemonStartsDegradedOnFullDisk(t *testing.T) {
 	if err := c.Call(ctx, api.OpStatus, api.StatusArgs{}, api.Handlers{}, &st); err != nil || st.Degraded != nil {
 		t.Fatalf("status once space is freed: degraded %+v, %v; want not degraded", st.Degraded, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(home, HomeIDFile)); err != nil || !strings.Contains(string(b), d.homeID) {
+	if b, err := os.ReadFile(filepath.Join(home, ports.HomeIDFile)); err != nil || !strings.Contains(string(b), d.homeID) {
 		t.Errorf("home.id once space is freed: %q, %v; want the home id %s", b, err, d.homeID)
 	}
 	if _, err := os.Stat(filepath.Join(home, "events.log")); err != nil {

@@ -31,7 +31,7 @@ func TestSyncLeasesRetriesInBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeHomeID(home, id); err != nil {
+	if err := ports.WriteHomeID(home, id); err != nil {
 		t.Fatal(err)
 	}
 	leaseDir := filepath.Join(t.TempDir(), "leases")

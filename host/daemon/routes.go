@@ -3,14 +3,11 @@ package daemon
 import (
 	"context"
 	"path/filepath"
-	"strconv"
 
 	"github.com/binkyhq/binky/host/certs"
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/proxy"
-	"github.com/binkyhq/binky/host/registry"
-	"github.com/binkyhq/binky/host/state"
-	"github.com/binkyhq/binky/sdk/names"
 )
 
 // startProxy starts the embedded reverse proxy. A proxy that cannot bind is
@@ -32,8 +29,8 @@ func (d *Daemon) startProxy(ctx context.Context) {
 		TLSAddr:   d.opts.ProxyTLSAddr,
 		Certs:     cm,
 		Dashboard: d.dashboardHandler(),
-		Waker:     waker{d},
-		Holder:    addrHolder,
+		Waker:     d.w.Waker(),
+		Holder:    ports.AddrHolder,
 	})
 	if err := p.Start(ctx); err != nil {
 		d.log.Warn("proxy not started; services stay reachable on their ports", "error", err)
@@ -78,54 +75,15 @@ func (d *Daemon) urlFor(cfg *config.Config) func(string) string {
 	}
 }
 
-// hostOf maps a service of a recorded world onto its proxied hostname.
-func (d *Daemon) hostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
-	return func(svc string) string {
-		return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project)
-	}
-}
-
-// refreshRoutes rebuilds the proxy's table from the registry and the
-// supervisor: every url service of every world, with its live state.
+// refreshRoutes hands the proxy the engine's table (world.Engine.Routes).
 func (d *Daemon) refreshRoutes(ctx context.Context) {
 	if d.proxy == nil {
 		return
 	}
-	recs, err := d.reg.Worktrees(ctx)
+	routes, err := d.w.Routes(ctx)
 	if err != nil {
 		d.log.Warn("refresh routes", "error", err)
 		return
-	}
-	var routes []proxy.Route
-	for _, rec := range recs {
-		svcs, err := d.reg.Services(ctx, rec.ID)
-		if err != nil {
-			continue
-		}
-		cfg, cfgErr := d.w.Config(rec)
-		for _, sv := range svcs {
-			if sv.Kind != registry.KindCmd || sv.URL == "" || cfgErr != nil {
-				continue
-			}
-			c, ok := cfg.Services[sv.Name]
-			if !ok || c.URL == "" {
-				continue
-			}
-			port := sv.Ports[c.PortNames()[0]]
-			meets := proxy.StateDown
-			if st, ok := d.w.ServiceState(rec.Project, rec.Name, sv.Name); ok {
-				meets = routeState(st)
-			}
-			if rec.State == state.WorldSuspended {
-				meets = proxy.StateSuspended
-			}
-			routes = append(routes, proxy.Route{
-				Host:    names.Host(c.URL, rec.Name, rec.Project),
-				Target:  "127.0.0.1:" + strconv.Itoa(port),
-				State:   meets,
-				Project: rec.Project, Worktree: rec.Name, Service: sv.Name,
-			})
-		}
 	}
 	d.proxy.Set(routes)
 }
@@ -152,19 +110,4 @@ func (d *Daemon) routeLoop(ctx context.Context) {
 			d.refreshRoutes(ctx)
 		}
 	}
-}
-
-// routeState is what a request to a service in state s meets.
-func routeState(s state.Service) proxy.RouteState {
-	switch s {
-	case state.ServiceRunning:
-		return proxy.StateRunning
-	case state.ServiceStarting:
-		return proxy.StateStarting
-	case state.ServiceBackoff, state.ServiceUnhealthy:
-		return proxy.StateRestarting
-	case state.ServiceFailed, state.ServiceLost:
-		return proxy.StateFailed
-	}
-	return proxy.StateDown
 }

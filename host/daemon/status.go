@@ -20,11 +20,13 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 	if err != nil {
 		return nil, err
 	}
-	d.admissionStatus(res, a.Name == "")
+	if d.adm != nil {
+		d.adm.AddStatus(res, a.Name == "")
+	}
 	if d.proxy != nil {
 		res.Proxy = &api.ProxyInfo{Port: d.proxy.Port(), URL: d.proxy.URL(d.proxy.DashboardHost()), Note: d.proxy.Note()}
 	}
-	d.degradedStatus(ctx, res)
+	res.Degraded = d.deg.Status(ctx)
 	sort.SliceStable(res.Worlds, func(i, j int) bool {
 		if res.Worlds[i].Project != res.Worlds[j].Project {
 			return res.Worlds[i].Project < res.Worlds[j].Project

@@ -5,7 +5,6 @@ import (
 
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
-	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/world"
 )
 
@@ -25,25 +24,8 @@ func (d *engineRoutes) RefreshAsync()               { (*Daemon)(d).refreshRoutes
 func (d *engineRoutes) URLFor(cfg *config.Config) func(string) string {
 	return (*Daemon)(d).urlFor(cfg)
 }
-func (d *engineRoutes) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
-	return (*Daemon)(d).hostOf(cfg, rec)
-}
-
-// engineAdmission is the daemon's admission queue.
-type engineAdmission Daemon
-
-func (d *engineAdmission) Admit(ctx context.Context, p world.Progress, cfg *config.Config, rec *registry.Worktree, noWait bool) error {
-	return (*Daemon)(d).admit(ctx, p, cfg, rec, noWait)
-}
-func (d *engineAdmission) Released(project, worktree string) {
-	(*Daemon)(d).released(project, worktree)
-}
-func (d *engineAdmission) BeforeStop(ctx context.Context, rec *registry.Worktree) {
-	(*Daemon)(d).beforeStop(ctx, rec)
-}
 
 var (
-	_ world.Events    = (*engineEvents)(nil)
-	_ world.Routes    = (*engineRoutes)(nil)
-	_ world.Admission = (*engineAdmission)(nil)
+	_ world.Events = (*engineEvents)(nil)
+	_ world.Routes = (*engineRoutes)(nil)
 )

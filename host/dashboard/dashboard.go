@@ -46,6 +46,9 @@ type Service struct {
 	// Warning is a note that is not a failure: a port that listens beyond
 	// loopback, reachable from other machines.
 	Warning string
+	// LogTail is the last lines of the log of a service that ended or
+	// waits to restart after a crash: the cause the state does not say.
+	LogTail []string
 }
 
 // Verify is the outcome of the last verify run of a world.
@@ -173,11 +176,25 @@ func (h *Handler) build(ctx context.Context) pageData {
 			s.Detail = h.opts.Redactor.String(s.Detail)
 			s.Reason = h.opts.Redactor.String(s.Reason)
 			s.Warning = h.opts.Redactor.String(s.Warning)
+			if len(s.LogTail) > 0 {
+				// Masked as one text: a secret wrapped over lines too.
+				s.LogTail = strings.Split(h.opts.Redactor.String(strings.Join(s.LogTail, "\n")), "\n")
+			}
 			link := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
 			v.Services = append(v.Services, serviceView{Service: s, LinkText: link})
-			d.Services++
-			if serviceUp(s.State) {
-				d.Running++
+			// A slice is not a service that runs: the header counts them
+			// apart, so "3 of 7 services running" means processes.
+			switch {
+			case s.Kind == "adapter":
+				d.Slices++
+				if s.State != state.ServiceProvisioned {
+					d.SlicesNotReady++
+				}
+			default:
+				d.Services++
+				if serviceUp(s.State) {
+					d.Running++
+				}
 			}
 		}
 		if wd.Verify != nil {
@@ -195,7 +212,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 			d.Error = "could not read events: " + h.opts.Redactor.String(err.Error())
 		}
 	}
-	events = slices.Clone(events)
+	events = slices.DeleteFunc(slices.Clone(events), chatter)
 	slices.SortStableFunc(events, func(a, b Event) int { return b.Time.Compare(a.Time) })
 	if len(events) > h.opts.Events {
 		events = events[:h.opts.Events]
@@ -213,9 +230,12 @@ type pageData struct {
 	Refresh  int
 	Error    string
 	Worlds   []worldView
-	Services int
+	Services int // processes (cmd services)
 	Running  int
-	Events   []eventView
+	// Slices counts the adapters' slices, SlicesNotReady those not
+	// provisioned.
+	Slices, SlicesNotReady int
+	Events                 []eventView
 }
 
 type worldView struct {
@@ -232,12 +252,18 @@ type eventView struct {
 	Ago, Stamp                                       string
 }
 
-// messageClass says how an event's text is shown: an adapter's stderr
-// whose every line is a diagnostic below warning level (go-plugin's
-// "[DEBUG] plugin: …" chatter, an adapter's INFO lines) is a note, not an
-// error; anything else with text is an error.
+// chatter reports an adapter's stderr whose every line is a diagnostic
+// below warning level (go-plugin's "[DEBUG] plugin: …" lines, an
+// adapter's INFO lines): the page leaves these out of Recent events
+// (events.log keeps them).
+func chatter(e Event) bool {
+	return e.Event == "adapter_stderr" && onlyChatter(e.Error)
+}
+
+// messageClass says how an event's text is shown: an error, or for the
+// events that have text but are no failure, a note.
 func messageClass(e Event) string {
-	if e.Event == "adapter_stderr" && onlyChatter(e.Error) {
+	if chatter(e) {
 		return "detail"
 	}
 	return "err"

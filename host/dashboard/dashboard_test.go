@@ -53,7 +53,8 @@ func sample(port int) *fakeSource {
 			{Project: "acme", Worktree: "main", Path: "/src/acme", State: state.WorldUp,
 				Verify: &dashboard.Verify{Passed: false, At: now.Add(-2 * time.Hour), Summary: "npm test exited 1"},
 				Services: []dashboard.Service{
-					{Name: "web", Kind: "cmd", State: state.ServiceBackoff, Port: 4001, URL: url("web.main.acme.localhost"), Detail: "exit status 1, retry in 4s"},
+					{Name: "web", Kind: "cmd", State: state.ServiceBackoff, Port: 33000, URL: url("web.main.acme.localhost"), Detail: "exit status 1, retry in 4s",
+						LogTail: []string{"booting", "invalid boolean value for key METRICS_COLLECTOR"}},
 					{Name: "api", Kind: "cmd", State: state.ServiceRunning, Port: 4002, URL: url("api.main.acme.localhost"), Warning: "port 4002 listens on 0.0.0.0: reachable from other machines"},
 					{Name: "db", Kind: "adapter", Adapter: "postgres", State: state.ServiceProvisioned, Detail: "acme_main"},
 				}},
@@ -99,10 +100,10 @@ func TestDashboardShowsWorlds(t *testing.T) {
 		`<span class="pill ok">up</span>`, `<span class="pill ok">provisioned</span>`, `<span class="pill bad">degraded</span>`,
 		"passed", "3m ago", "npm test exited 1", // verify
 		"clone_fallback", "pg_dump: server version mismatch", // events
-		"3 worlds", "6 of 10 services running",
+		"3 worlds", "3 of 7 services running · 3 slices", // slices are not services that run
+		">33000<", "invalid boolean value for key METRICS_COLLECTOR\n</pre>", // a crash's last log lines
 		"why: app failed, api unhealthy", `<div class="warn-text">port 4002 listens on 0.0.0.0`, "unhealthy: http://127.0.0.1:4204/healthz: status 503 for 40s", "failed: exited 1",
-		`<td class="detail">resolve: 2026-11-25T12:30:00.000Z [DEBUG] plugin`, // chatter is a note
-		`<td class="err">provision: access denied`,                            // a real error is red
+		`<td class="err">provision: access denied`, // a real error is red
 		`http-equiv="refresh" content="5"`,
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 	} {
@@ -112,6 +113,9 @@ func TestDashboardShowsWorlds(t *testing.T) {
 	}
 	if strings.Contains(body, "<script>") {
 		t.Error("dashboard contains an unescaped <script>")
+	}
+	if strings.Contains(body, "[DEBUG] plugin") {
+		t.Error("dashboard lists go-plugin's debug lines under Recent events")
 	}
 	if code, _ := fetch(t, h, "/nope"); code != http.StatusNotFound {
 		t.Errorf("GET /nope: got %d; want 404", code)
@@ -233,7 +237,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chromium --dump-dom %s: %v", url, err)
 	}
-	for _, want := range []string{"feat-login-3f2a", "Recent events", "6 of 10 services running"} {
+	for _, want := range []string{"feat-login-3f2a", "Recent events", "3 of 7 services running"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("DOM rendered by Chromium lacks %q", want)
 		}
@@ -259,8 +263,9 @@ func TestDashboardInChromium(t *testing.T) {
 
 // TestDashboardLayoutInChromium renders the page in headless Chromium at
 // 1280 and 1920 px wide and checks, in the browser's own layout, that every
-// URL and address lies inside its card (none cut off by the card's edge)
-// and no table is wider than its card. A script added to the served copy
+// URL and address lies inside its card (none cut off by the card's edge),
+// a port number or URL stays on one line (issue 40: "3300 / 0") and no
+// table is wider than its card. A script added to the served copy
 // of the page (the real page allows no script) records what it measured in
 // an attribute that --dump-dom returns.
 func TestDashboardLayoutInChromium(t *testing.T) {
@@ -280,6 +285,14 @@ func TestDashboardLayoutInChromium(t *testing.T) {
     card.querySelectorAll('td.url a, td .detail, td .err').forEach(function(el){
       var r=el.getBoundingClientRect();
       if(r.width<=0||r.right>c.right+0.5||r.left<c.left-0.5){bad.push(el.textContent+' ['+Math.round(r.left)+','+Math.round(r.right)+'] outside ['+Math.round(c.left)+','+Math.round(c.right)+']');}
+    });
+    card.querySelectorAll('td.num, td.url a').forEach(function(el){
+      // Lines, not rects: a line cut short with an ellipsis is two
+      // fragments on one line.
+      var rg=document.createRange();rg.selectNodeContents(el);
+      var tops={};Array.prototype.forEach.call(rg.getClientRects(),function(r){if(r.width>0){tops[Math.round(r.top)]=1;}});
+      var lines=Object.keys(tops).length;
+      if(lines>1){bad.push(el.textContent+' wraps over '+lines+' lines');}
     });
     card.querySelectorAll('table').forEach(function(tb){
       if(tb.scrollWidth>card.clientWidth+1){bad.push('a table '+tb.scrollWidth+'px wide in a card of '+card.clientWidth+'px');}

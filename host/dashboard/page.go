@@ -56,8 +56,11 @@ main{padding:24px 32px;max-width:1280px;margin:0 auto}
 .meta{padding:0 18px 12px;color:var(--muted);font-size:12px;display:flex;gap:14px;flex-wrap:wrap}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 table{width:100%;border-collapse:collapse;table-layout:fixed}
-table.svc th:nth-child(2){width:104px}table.svc th:nth-child(3){width:72px}
+table.svc th:nth-child(2){width:104px}table.svc th:nth-child(3){width:84px}
 table.svc td{overflow-wrap:anywhere}
+table.svc td.num{white-space:nowrap;overflow-wrap:normal}
+td.url a{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+pre.tail{margin:6px 0 0;padding:6px 8px;background:var(--head);border-radius:6px;font:11px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere;color:var(--muted)}
 .why{padding:0 18px 12px;font-size:12px}
 th{background:var(--head);color:var(--muted);font-weight:500;font-size:11px;text-transform:uppercase;letter-spacing:.05em;text-align:left;padding:7px 18px}
 td{padding:8px 18px;border-top:1px solid var(--line);vertical-align:top}
@@ -81,7 +84,7 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"world
 <title>Binky — {{len .Worlds}} worlds</title><style>` + css + `</style></head>
 <body>
 <header><h1><span>Binky</span> worlds</h1>
-<div class="sum">{{len .Worlds}} world{{if ne (len .Worlds) 1}}s{{end}} · {{.Running}} of {{.Services}} service{{if ne .Services 1}}s{{end}} running</div>
+<div class="sum">{{len .Worlds}} world{{if ne (len .Worlds) 1}}s{{end}} · {{.Running}} of {{.Services}} service{{if ne .Services 1}}s{{end}} running{{if .Slices}} · {{.Slices}} slice{{if ne .Slices 1}}s{{end}}{{if .SlicesNotReady}} ({{.SlicesNotReady}} not provisioned){{end}}{{end}}</div>
 <div class="clock">updated {{.Now.Format "15:04:05"}}</div></header>
 <main>
 {{if .Error}}<div class="banner">{{.Error}}</div>{{end}}
@@ -95,7 +98,8 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"world
 {{with .Verify}}{{if .Summary}}<span class="{{if not .Passed}}err{{end}}">{{.Summary}}</span>{{end}}{{end}}</div>
 {{if .Reason}}<div class="why err">why: {{.Reason}}</div>{{end}}
 {{if .Services}}<table class="svc"><thead><tr><th>Service</th><th>State</th><th>Port</th><th>URL</th></tr></thead><tbody>
-{{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err">{{.Reason}}</div>{{end}}{{if .Warning}}<div class="warn-text">{{.Warning}}</div>{{end}}</td>
+{{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err">{{.Reason}}</div>{{end}}{{if .Warning}}<div class="warn-text">{{.Warning}}</div>{{end}}{{if .LogTail}}<pre class="tail" title="last log lines">{{range .LogTail}}{{.}}
+{{end}}</pre>{{end}}</td>
 <td><span class="pill {{serviceClass .State}}">{{.State}}</span></td>
 <td class="num">{{if .Port}}{{.Port}}{{else}}—{{end}}</td>
 <td class="url">{{if .URL}}<a href="{{.URL}}" title="{{.URL}}">{{.LinkText}}</a>{{else}}<span class="detail">—</span>{{end}}</td></tr>

@@ -10,7 +10,7 @@ import (
 	"github.com/binkyhq/binky/host/redact"
 )
 
-// TestDashboardRedacts: a known secret in a service detail, a verify
+// TestDashboardRedacts: a known secret in a service detail, a log line, a verify
 // summary or an event error, raw or base64, never reaches the page.
 func TestDashboardRedacts(t *testing.T) {
 	t.Parallel()
@@ -18,6 +18,7 @@ func TestDashboardRedacts(t *testing.T) {
 	src := sample(7355)
 	src.worlds[1].Services[0].Detail = "exit 1: auth " + secret + " refused"
 	src.worlds[1].Verify.Summary = "curl -u u:" + secret
+	src.worlds[1].Services[0].LogTail = []string{"starting", "token=" + secret}
 	src.events[2].Error = "pg_dump: token " + base64.StdEncoding.EncodeToString([]byte(secret))
 	h := dashboard.New(src, dashboard.Options{Now: func() time.Time { return now }, Redactor: redact.New(secret)})
 	_, body := fetch(t, h, "/")
@@ -28,5 +29,8 @@ func TestDashboardRedacts(t *testing.T) {
 	}
 	if !strings.Contains(body, "exit 1: auth *** refused") {
 		t.Errorf("dashboard lacks the redacted detail")
+	}
+	if !strings.Contains(body, "token=***") {
+		t.Errorf("dashboard lacks the redacted log line")
 	}
 }

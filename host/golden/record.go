@@ -37,13 +37,19 @@ type Record struct {
 	Key      string    `json:"key"`
 	Created  time.Time `json:"created"`
 	LastUsed time.Time `json:"last_used"`
-	// Worlds are the worktree names whose slices were cloned from it.
-	Worlds []string `json:"worlds,omitempty"`
+	// Worlds are the worktree names whose slices were cloned from it;
+	// ClonedAt is when each last was (a world re-cloned from a newer
+	// template is that one's: Current).
+	Worlds   []string             `json:"worlds,omitempty"`
+	ClonedAt map[string]time.Time `json:"cloned_at,omitempty"`
 	// Method is how the adapter said its latest clone was made (the
 	// slice_cloned event's method); Methods is the latest per world.
 	// Sharing reads them.
 	Method  string            `json:"method,omitempty"`
 	Methods map[string]string `json:"methods,omitempty"`
+	// Bytes is the template's size on its server as the adapter said at
+	// the latest clone (CloneResponse.SourceBytes); 0 when unknown.
+	Bytes int64 `json:"bytes,omitempty"`
 	// Path is the worktree the template was built in: where drop finds the
 	// service's config when the caller is elsewhere.
 	Path string `json:"path,omitempty"`
@@ -71,9 +77,44 @@ func (r *Record) Ready() bool { return r.State == "" && !r.Legacy }
 // Used records that world cloned the template now.
 func (r *Record) Used(world string, now time.Time) {
 	r.LastUsed = now
-	if world != "" && !slices.Contains(r.Worlds, world) {
+	if world == "" {
+		return
+	}
+	if !slices.Contains(r.Worlds, world) {
 		r.Worlds = append(r.Worlds, world)
 	}
+	if r.ClonedAt == nil {
+		r.ClonedAt = map[string]time.Time{}
+	}
+	r.ClonedAt[world] = now
+}
+
+// clonedAt is when world last cloned r: its ClonedAt, else (a record
+// written before it was kept) the template's last use.
+func (r *Record) clonedAt(world string) time.Time {
+	if t, ok := r.ClonedAt[world]; ok {
+		return t
+	}
+	return r.LastUsed
+}
+
+// Current reports whether r is the template world's slice of r's service
+// was last cloned from, among recs: a world re-cloned from a newer
+// template (its migrations changed) is listed under that one only.
+func (r *Record) Current(world string, recs []*Record) bool {
+	if !slices.Contains(r.Worlds, world) {
+		return false
+	}
+	mine := r.clonedAt(world)
+	for _, o := range recs {
+		if o == r || o.Project != r.Project || o.Service != r.Service || !slices.Contains(o.Worlds, world) {
+			continue
+		}
+		if o.clonedAt(world).After(mine) {
+			return false
+		}
+	}
+	return true
 }
 
 // Cloned records that world cloned the template now, by method.

@@ -167,9 +167,5 @@ func (s *Server) reset(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 	if w.Services == nil {
 		w.Services = []api.Service{}
 	}
-	which := "every slice"
-	if a.Service != "" {
-		which = a.Service
-	}
-	return result(fmt.Sprintf("%s/%s: %s reset to its golden state", w.Project, w.Worktree, which), w, false), nil
+	return result(fmt.Sprintf("%s/%s reset: %s", w.Project, w.Worktree, api.ResetSummary(w, a.Service)), w, false), nil
 }

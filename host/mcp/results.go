@@ -164,7 +164,12 @@ func statusSummary(r api.StatusResult, now time.Time) string {
 			s += " — why: " + w.Reason
 		}
 		for _, sv := range w.Services {
-			if sv.Reason != "" {
+			switch n := len(sv.LogTail); {
+			case n > 0 && sv.Reason != "":
+				// The log's last line is the crash's cause; the rest is
+				// in the result's log_tail.
+				s += fmt.Sprintf(" [%s: %s; its log ends: %s]", sv.Name, sv.Reason, sv.LogTail[n-1])
+			case sv.Reason != "":
 				s += fmt.Sprintf(" [%s: %s]", sv.Name, sv.Reason)
 			}
 		}

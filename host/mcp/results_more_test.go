@@ -46,3 +46,14 @@ func TestStatusSummarySaysWhy(t *testing.T) {
 		t.Errorf("status summary %q names a running service", st)
 	}
 }
+
+// A service in backoff: the summary quotes the last line of its log (the
+// crash's cause), not only its state (issue 40).
+func TestStatusSummaryQuotesCrash(t *testing.T) {
+	st := statusSummary(api.StatusResult{Worlds: []api.World{{Project: "p", Worktree: "a", State: "failed", Reason: "worker backoff",
+		Services: []api.Service{{Name: "worker", State: "backoff", Reason: "backoff: exit status 1",
+			LogTail: []string{"starting", "invalid boolean value for key METRICS_COLLECTOR"}}}}}}, time.Now())
+	if want := "[worker: backoff: exit status 1; its log ends: invalid boolean value for key METRICS_COLLECTOR]"; !strings.Contains(st, want) {
+		t.Errorf("status summary %q lacks %q", st, want)
+	}
+}

@@ -14,5 +14,6 @@
 // debugger wrote) are touched; the writable data segment never is.
 //
 // Idle decides when: after a quiet spell with no call in flight, once per
-// burst of activity (the daemon calls it; see host/daemon).
+// burst of activity. Start wires both for the daemon: an Idle that trims,
+// and a Pacer over its proxy's requests (start.go).
 package memtrim

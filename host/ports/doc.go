@@ -69,7 +69,11 @@
 // after it are free (in no other block, leased by no other home, bound by
 // no program), so its running services keep their ports; only otherwise
 // does it move to a new block. Growable tells a plan beforehand which it
-// will be (grow.go). Owner names a port's holder (host/listeners).
+// will be (grow.go). Owner names a port's holder (host/listeners);
+// AddrHolder names another binky home's daemon by its home id when it is
+// the one holding a proxy's address (holder.go). A home's id is mirrored
+// in its HomeIDFile, which the daemon writes at start (WriteHomeID,
+// homeid.go) and every lease check reads.
 //
 // The default range, 20000–29999, lies below the ephemeral ranges from which
 // operating systems pick the local port of outgoing connections (Linux

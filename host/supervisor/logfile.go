@@ -10,8 +10,10 @@ import (
 	"time"
 )
 
-// Log rolling: at each (re)start, a log past LogRollSize becomes .1, .1
-// becomes .2, .2 becomes .3, and the old .3 is dropped.
+// Log rolling: at each (re)start, and while the service runs (see
+// logkeep.go), a log past LogRollSize becomes .1, .1 becomes .2, .2
+// becomes .3, and the old .3 is dropped: at most four files of about
+// LogRollSize each (20 MiB) per service.
 const (
 	LogRollSize    = 5 << 20
 	LogGenerations = 3
@@ -38,8 +40,10 @@ func generation(path string, g int) string {
 func RemoveLogs(path string) error {
 	var errs []error
 	for _, f := range LogFiles(path) {
-		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
+		for _, p := range []string{f, f + indexSuffix} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -48,8 +52,9 @@ func RemoveLogs(path string) error {
 	return nil
 }
 
-// rollLog rolls path when it is larger than limit. Only the supervisor calls
-// it, between runs, so no process of the service is writing the file.
+// rollLog rolls path when it is larger than limit. Only a start calls it
+// (through logKeeper.roll), between runs, so no process of the service is
+// writing the file.
 func rollLog(path string, limit int64) error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,16 +66,7 @@ func rollLog(path string, limit int64) error {
 	if fi.Size() <= limit {
 		return nil
 	}
-	if err := os.Remove(generation(path, LogGenerations)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("roll log %s: drop oldest generation: %w", path, err)
-	}
-	for g := LogGenerations - 1; g >= 0; g-- {
-		err := os.Rename(generation(path, g), generation(path, g+1))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("roll log %s: %w", path, err)
-		}
-	}
-	return nil
+	return shiftGenerations(path, 0)
 }
 
 // openLog opens the service log for appending, creating its directory. The

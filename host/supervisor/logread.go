@@ -23,8 +23,20 @@ func ReadLogs(path string, n int) ([]string, error) {
 // readLogs is ReadLogs with the current file read only up to curLimit bytes
 // (all of it when curLimit < 0), so Follow can continue from that offset.
 func readLogs(path string, n int, curLimit int64) ([]string, error) {
+	return newestFirst(path, n, curLimit, func(file string, need int, limit int64) ([]string, bool, error) {
+		lines, err := tailFile(file, need, limit)
+		return lines, false, err
+	})
+}
+
+// newestFirst reads the generations of the log at path, the current file
+// first (only up to curLimit bytes of it when curLimit >= 0), until n
+// entries are read (all when n <= 0) or read says the older files need
+// no reading, and returns the entries oldest first. read is handed how
+// many more entries are wanted (0: all) and the byte limit of the file.
+func newestFirst[T any](path string, n int, curLimit int64, read func(file string, need int, limit int64) (items []T, stop bool, err error)) ([]T, error) {
 	files := LogFiles(path)
-	var chunks [][]string // newest file first
+	var chunks [][]T // newest file first
 	got := 0
 	for i := len(files) - 1; i >= 0; i-- {
 		if n > 0 && got >= n {
@@ -38,14 +50,20 @@ func readLogs(path string, n int, curLimit int64) ([]string, error) {
 		if n > 0 {
 			need = n - got
 		}
-		lines, err := tailFile(files[i], need, limit)
+		items, stop, err := read(files[i], need, limit)
 		if err != nil {
 			return nil, fmt.Errorf("read log %s: %w", files[i], err)
 		}
-		chunks = append(chunks, lines)
-		got += len(lines)
+		if need > 0 && len(items) > need {
+			items = items[len(items)-need:]
+		}
+		chunks = append(chunks, items)
+		got += len(items)
+		if stop {
+			break
+		}
 	}
-	out := make([]string, 0, got)
+	out := make([]T, 0, got)
 	for i := len(chunks) - 1; i >= 0; i-- {
 		out = append(out, chunks[i]...)
 	}
@@ -114,20 +132,46 @@ func splitLines(b []byte) []string {
 // until ctx ends (nil) or emit fails (its error). A log that does not exist
 // yet is waited for.
 func Follow(ctx context.Context, path string, n int, emit func(line string) error) error {
-	fl := &follower{path: path, emit: emit}
+	return follow(ctx, path, func(off int64) ([]Line, error) {
+		if n <= 0 {
+			return nil, nil
+		}
+		texts, err := readLogs(path, n, off)
+		lines := make([]Line, len(texts))
+		for i, t := range texts {
+			lines[i].Text = t
+		}
+		return lines, err
+	}, func(l Line) error { return emit(l.Text) })
+}
+
+// FollowLines is Follow with each line's time (see Line; a new line is
+// dated when it is read) and the past lines kept to those written at or
+// after since when it is not zero (then n <= 0 is all of those).
+func FollowLines(ctx context.Context, path string, n int, since time.Time, emit func(Line) error) error {
+	return follow(ctx, path, func(off int64) ([]Line, error) {
+		if n <= 0 && since.IsZero() {
+			return nil, nil
+		}
+		return readLogLines(path, n, since, off)
+	}, emit)
+}
+
+// follow emits what backlog returns of the log up to its current end
+// (off), then each line written after it.
+func follow(ctx context.Context, path string, backlog func(off int64) ([]Line, error), emit func(Line) error) error {
+	fl := &follower{path: path, emit: func(l string) error { return emit(Line{Text: l, Time: time.Now()}) }}
 	defer fl.closeFile()
 	if err := fl.open(); err != nil {
 		return err
 	}
-	if n > 0 {
-		lines, err := readLogs(path, n, fl.off)
-		if err != nil {
+	lines, err := backlog(fl.off)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if err := emit(l); err != nil {
 			return err
-		}
-		for _, l := range lines {
-			if err := emit(l); err != nil {
-				return err
-			}
 		}
 	}
 	// Changes to the directory wake the follower at once; the ticker is the

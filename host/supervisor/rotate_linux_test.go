@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLogRotationAtFiveMiB runs a service five times; each run writes 5.5 MB
@@ -18,7 +19,9 @@ func TestLogRotationAtFiveMiB(t *testing.T) {
 	const perRun = 500000 // 11-byte lines: 5.5 MB, past LogRollSize
 	w := newWorld(t)
 	rec := newRecorder()
-	s := newSup(t, rec, Options{})
+	// The keeper would roll the log while a run writes: this test is of
+	// the roll at restart.
+	s := newSup(t, rec, Options{Logs: LogOptions{CheckEvery: time.Hour}})
 	spec := w.spec("api", fmt.Sprintf(`n=$(( $(cat n 2>/dev/null || echo 0) + 1 )); echo $n > n; seq -f '%%010.0f' $(( (n-1)*%d + 1 )) $(( n*%d ))`, perRun, perRun))
 	spec.Restart = RestartNever
 	for run := 1; run <= 5; run++ {
@@ -57,5 +60,84 @@ func TestLogRotationAtFiveMiB(t *testing.T) {
 	tail, err := ReadLogs(spec.LogPath, 3)
 	if err != nil || strings.Join(tail, " ") != "0002499998 0002499999 0002500000" {
 		t.Errorf("ReadLogs(3) = %q, %v", tail, err)
+	}
+}
+
+// TestLogRollsWhileRunning (issue 40): a service writing numbered lines
+// without pause, never restarted, past the bound: the keeper rolls its log
+// in place, three generations are kept, the current file stays bounded,
+// and inside each file no line is missing; across a roll at most the
+// documented window (a write racing the truncate) is lost.
+func TestLogRollsWhileRunning(t *testing.T) {
+	t.Parallel()
+	const bound = 64 << 10
+	w := newWorld(t)
+	rec := newRecorder()
+	s := newSup(t, rec, Options{Logs: LogOptions{RollSize: bound, CheckEvery: 20 * time.Millisecond}})
+	// One write per line (echo), so a roll never splits a line.
+	spec := w.spec("api", `i=0; while :; do i=$((i+1)); echo $(printf %010d $i); done`)
+	if err := s.Start(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	var oldest os.FileInfo
+	rec.until(t, "the oldest generation dropped and replaced", func() bool {
+		fi, err := os.Stat(spec.LogPath + ".3")
+		switch {
+		case err != nil:
+			return false
+		case oldest == nil:
+			oldest = fi
+			return false
+		}
+		return !os.SameFile(fi, oldest)
+	})
+	if err := s.Stop(context.Background(), spec.Key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(spec.LogPath + ".4"); err == nil {
+		t.Errorf("a fourth generation exists")
+	}
+	for _, f := range LogFiles(spec.LogPath) {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatalf("generation %s: %v", f, err)
+		}
+		if fi.Size() > 8*bound {
+			t.Errorf("%s holds %d bytes; want it bounded near %d", f, fi.Size(), bound)
+		}
+	}
+	prev := 0
+	for _, f := range LogFiles(spec.LogPath) {
+		ls, err := tailFile(f, 0, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := true
+		for _, l := range ls {
+			if strings.HasPrefix(l, LinePrefix) {
+				continue
+			}
+			var n int
+			if _, err := fmt.Sscanf(l, "%d", &n); err != nil || len(l) != 10 {
+				t.Fatalf("%s: line %q is not whole", f, l)
+			}
+			switch {
+			case prev == 0:
+			case first && n > prev && n-prev <= 200: // a roll: the window, a few lines at most
+			case n != prev+1:
+				t.Fatalf("%s: line %d follows %d: lost or reordered", f, n, prev)
+			}
+			prev, first = n, false
+		}
+	}
+	// Every line has a time, and the log's lines are in time order.
+	all, err := ReadLogLines(spec.LogPath, 0, time.Time{})
+	if err != nil || len(all) == 0 {
+		t.Fatalf("ReadLogLines: %d lines, %v", len(all), err)
+	}
+	for i, l := range all {
+		if l.Time.IsZero() || (i > 0 && l.Time.Before(all[i-1].Time)) {
+			t.Fatalf("line %d (%q) dated %v after %v", i, l.Text, l.Time, all[i-1].Time)
+		}
 	}
 }

@@ -88,7 +88,7 @@ func (s *Supervisor) openWatch(u *unit, spec Spec) *watcher {
 	if len(spec.Watch) == 0 {
 		return nil
 	}
-	w, err := startWatch(spec.WatchRoot, spec.Watch, LogFiles(spec.LogPath), s.debounce, u.log)
+	w, err := startWatch(spec.WatchRoot, spec.Watch, logFilesAndIndexes(spec.LogPath), s.debounce, u.log)
 	if err != nil {
 		u.log.Warn("file watch unavailable; changes will not restart the service", "error", err)
 		s.emit(Event{Name: EventWatchFailed, Key: spec.Key, Error: err.Error()})

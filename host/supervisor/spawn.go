@@ -81,7 +81,7 @@ func (s *Supervisor) spawn(u *unit, spec Spec) (*run, error) {
 			return nil, fmt.Errorf("start %s: working directory %s does not exist (or is not a directory)", spec.Key, spec.Dir)
 		}
 	}
-	if err := rollLog(spec.LogPath, LogRollSize); err != nil {
+	if err := s.logs.roll(spec.LogPath); err != nil {
 		u.log.Warn("cannot roll log; appending to it", "error", err)
 	}
 	f, err := openLog(spec.LogPath)

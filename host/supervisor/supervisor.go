@@ -43,6 +43,8 @@ type Options struct {
 	// row turn it unhealthy (DefaultUnhealthyAfter if 0).
 	HealthEvery    time.Duration
 	UnhealthyAfter int
+	// Logs tune rolling and dating the logs of running services.
+	Logs LogOptions
 }
 
 // Supervisor runs the cmd services of every world of one daemon.
@@ -54,6 +56,7 @@ type Supervisor struct {
 	debounce time.Duration
 	jitter   func() float64
 	cgroups  *Cgroups
+	logs     *logKeeper
 
 	healthEvery    time.Duration
 	unhealthyAfter int
@@ -104,12 +107,15 @@ func New(opts Options) *Supervisor {
 	if after <= 0 {
 		after = DefaultUnhealthyAfter
 	}
-	return &Supervisor{
+	s := &Supervisor{
 		healthEvery: every, unhealthyAfter: after,
 		log: log.Named("supervisor"), store: opts.Store, onEvent: opts.OnEvent,
 		policy: opts.Policy.withDefaults(), debounce: opts.Debounce, jitter: jitter, cgroups: opts.Cgroups,
-		ctx: ctx, cancel: cancel, units: map[Key]*unit{},
+		logs: newLogKeeper(opts.Logs),
+		ctx:  ctx, cancel: cancel, units: map[Key]*unit{},
 	}
+	go s.keepLogs()
+	return s
 }
 
 // Start spawns the service and returns once its process runs (or could not be

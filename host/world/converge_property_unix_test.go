@@ -46,7 +46,7 @@ func randomWorld(r *rand.Rand) string {
 		case 2:
 			b.WriteString("ports = [\"http\", \"admin\"]\n")
 		case 3:
-			fmt.Fprintf(&b, "url = %q\n", name)
+			fmt.Fprintf(&b, "url = %q\nhealth = { exec = \"true\" }\n", name)
 		}
 		deps := []string{}
 		if r.IntN(2) == 0 {
@@ -89,6 +89,7 @@ func TestUpConvergesProperty(t *testing.T) {
 			f := newFixture(t, before)
 			upFirst(t, f)
 			portsBefore := f.ports()
+			f.pids() // note the processes of before, for the ps check below
 			f.write(f.wt+"/binky.toml", strings.ReplaceAll(after, "PORTRANGE", f.portRange()))
 			w, err := upOp(ctx, f)
 			if err != nil {
@@ -101,6 +102,8 @@ func TestUpConvergesProperty(t *testing.T) {
 			fresh := newFixture(t, after)
 			upFirst(t, fresh)
 
+			// No process of before is left beside those of after.
+			f.wantOnlyLive(f.pids())
 			got, want := f.shape(), fresh.shape()
 			if got != want {
 				t.Errorf("up of before then after left:\n%s\na fresh up of after:\n%s\nbefore:\n%s\nafter:\n%s\nplan:\n%s", got, want, before, after, plan)

@@ -41,6 +41,7 @@ cmd        = 'exec sleep 100711'
 url        = "api"
 depends_on = ["db"]
 env        = { DB = "${db.url}" }
+health     = { exec = "true" }
 
 [services.web]
 cmd        = 'exec sleep 100712'
@@ -394,5 +395,50 @@ func TestStaleGoldenKeyNamedAndReset(t *testing.T) {
 	}
 	if l := strings.Join(after.Plan.Lines(), "\n"); strings.Contains(l, "stale") || !after.Noop {
 		t.Errorf("after reset, up --dry-run says:\n%s\nwant nothing to do", l)
+	}
+}
+
+// TestEnvUsesRecordedPorts: a service removed leaves a hole in the block;
+// the services after it keep their ports, and env hands out the ports
+// they listen on, not a fresh layout of binky.toml.
+func TestEnvUsesRecordedPorts(t *testing.T) {
+	gittest.Isolate(t)
+	const cfg = `
+[project]
+name = "hole"
+port_range = PORTRANGE
+
+[agents]
+expose = ["c"]
+
+[services.a]
+cmd   = 'exec sleep 100716'
+ports = ["http"]
+
+[services.b]
+cmd   = 'exec sleep 100717'
+ports = ["http"]
+
+[services.c]
+cmd   = 'exec sleep 100718'
+ports = ["http"]
+`
+	ctx := context.Background()
+	f := newFixture(t, cfg)
+	upFirst(t, f)
+	before := f.ports()["c"]["http"]
+	f.editConfig("[services.b]\ncmd   = 'exec sleep 100717'\nports = [\"http\"]\n", "")
+	if _, err := upOp(ctx, f); err != nil {
+		t.Fatalf("up: %v\n%s", err, f.said)
+	}
+	if now := f.ports()["c"]["http"]; now != before {
+		t.Fatalf("c moved from %d to %d when b was removed", before, now)
+	}
+	res, err := f.e.Exposed(ctx, f.record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "http://127.0.0.1:" + strconv.Itoa(before); res.Direct["c"] != want {
+		t.Errorf("env says c is at %q; it listens at %s", res.Direct["c"], want)
 	}
 }

@@ -46,7 +46,7 @@ func (e *Engine) Down(ctx context.Context, a api.DownArgs, s Progress) (*api.Wor
 // call, so an acknowledged stop is durable. It fails, naming the pids,
 // while any process of the world is alive.
 func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktree, during, after state.World) error {
-	e.admission.BeforeStop(ctx, rec)
+	e.beforeStop(ctx, rec)
 	if err := e.reg.SetWorktreeState(ctx, rec.ID, during); err != nil {
 		return fmt.Errorf("record that %s is %s (nothing was stopped): %w", rec.Name, during, err)
 	}
@@ -107,7 +107,7 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	rec.State = after
 	e.routes.Refresh(ctx)
 	e.events.Emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
-	e.admission.Released(rec.Project, rec.Name) // admits the next queued world
+	e.released(rec.Project, rec.Name) // admits the next queued world
 	return nil
 }
 

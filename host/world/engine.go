@@ -1,7 +1,6 @@
 package world
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,8 +18,8 @@ import (
 
 // Engine runs the lifecycle of worlds: plan and apply an up, stop, remove,
 // reset, restart and golden templates. The daemon builds one (New) and
-// hands it what stays its own — the event log, routes, admission — as the
-// small interfaces of surface.go. The engine keeps its supervisor: the
+// hands it what stays its own — the event log and routes — as the small
+// interfaces of surface.go, and admission's controller (StartAdmission). The engine keeps its supervisor: the
 // daemon reaches the processes through the engine's methods (Suspend,
 // Resume, WakeStart, ServiceState, Shutdown).
 type Engine struct {
@@ -33,16 +32,14 @@ type Engine struct {
 	adapter Adapters
 	sup     *supervisor.Supervisor
 	cgroups *supervisor.Cgroups
-	adm     *admission.Controller
-	// resumeCtx is the daemon's context, kept by Reconcile for the runs
-	// SetAdmission resumes.
-	resumeCtx context.Context
-	admOff    bool
+	adm     *admission.Controller // nil: every world admitted at once
+	admOff  bool
+	bounds  *admission.Bounds  // the machine's (binky reserve)
+	queue   *admission.Journal // the worlds waiting in the queue, recorded
 
 	// The daemon's side (surface.go).
-	events    Events
-	routes    Routes
-	admission Admission
+	events Events
+	routes Routes
 
 	worlds KeyedLocks[Lock] // project/worktree → serializes ops on one world
 	repos  KeyedLocks[Lock] // repository root → serializes git worktree changes
@@ -59,9 +56,9 @@ type Engine struct {
 
 // Options is what an Engine is built from. Every field is required except
 // Cgroups (nil: processes tracked by group and marker only), HealthEvery
-// and the daemon's side, Events, Routes and Admission (nil: the no-ops).
-// The admission queue comes later (SetAdmission): it is started after the
-// supervisor has re-adopted what runs.
+// and the daemon's side, Events and Routes (nil: the no-ops). The
+// admission queue comes later (StartAdmission, admission.go): it is
+// started after the supervisor has re-adopted what runs.
 type Options struct {
 	Home     string
 	HomeID   string // registry.HomeID: in process markers, port leases and slice claims
@@ -78,11 +75,9 @@ type Options struct {
 	// baseline, BINKY_TEST_ADMISSION=off).
 	AdmissionOff bool
 
-	// The daemon's side; nil is the no-op (NoEvents, NoRoutes,
-	// NoAdmission).
-	Events    Events
-	Routes    Routes
-	Admission Admission
+	// The daemon's side; nil is the no-op (NoEvents, NoRoutes).
+	Events Events
+	Routes Routes
 }
 
 // New builds the engine and the supervisor its services run under.
@@ -90,16 +85,13 @@ func New(o Options) *Engine {
 	e := &Engine{
 		home: o.Home, homeID: o.HomeID, log: o.Logger, redact: o.Redact,
 		reg: o.Registry, ports: o.Ports, adapter: o.Adapters, cgroups: o.Cgroups, admOff: o.AdmissionOff,
-		events: o.Events, routes: o.Routes, admission: o.Admission,
+		events: o.Events, routes: o.Routes,
 	}
 	if e.events == nil {
 		e.events = NoEvents{}
 	}
 	if e.routes == nil {
 		e.routes = NoRoutes{}
-	}
-	if e.admission == nil {
-		e.admission = NoAdmission{}
 	}
 	e.sup = supervisor.New(supervisor.Options{
 		Logger:      o.Logger.Named("supervisor"),
@@ -109,17 +101,6 @@ func New(o Options) *Engine {
 		HealthEvery: o.HealthEvery,
 	})
 	return e
-}
-
-// SetAdmission hands the engine the admission queue an up waits in and
-// gives its place back to (unless Options.AdmissionOff).
-// Once it is set, the runs a previous daemon journaled are taken over
-// (ResumeRuns), in the context Reconcile was given.
-func (e *Engine) SetAdmission(adm *admission.Controller) {
-	e.adm = adm
-	if e.resumeCtx != nil {
-		e.ResumeRuns(e.resumeCtx)
-	}
 }
 
 // LogDir is where a world's service logs live.

@@ -4,11 +4,13 @@ package world
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/state"
@@ -294,4 +296,60 @@ func interruptUp(t *testing.T, f *fixture) {
 		t.Fatalf("the cut up left the world recorded as %+v; want failed", rec)
 	}
 	f.release()
+}
+
+// TestStalledUpFreezesNothing: a caller that stops reading during up (a
+// Ctrl-Z'd terminal, a paused MCP client) loses its stream; the up goes on
+// and gives the world's lock back, so another caller's down of the same
+// world completes, and nothing of the world is left running (issue 38).
+func TestStalledUpFreezesNothing(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	f := newFixture(t, fixtureWorld)
+	upFirst(t, f)
+	f.editConfig("exec sleep 100702", "exec sleep 100704") // web restarts: up has work to report
+
+	// The stalled caller: a connection nobody reads. Each frame waits at
+	// most FrameWait, then the stream gives up on the caller.
+	caller, never := net.Pipe()
+	defer never.Close()
+	stalled := NewStream(caller, nil)
+	upDone := make(chan error, 1)
+	go func() {
+		_, err := f.e.Up(ctx, f.upArgs(), stalled)
+		upDone <- err
+	}()
+	f.waitFor("the up to hold the world", func() bool {
+		_, held := f.e.WorldLock("fx", "feat").Holder()
+		return held
+	})
+
+	downDone := make(chan error, 1)
+	go func() {
+		_, err := f.down(ctx, api.DownArgs{WorldRef: f.ref()})
+		downDone <- err
+	}()
+	select {
+	case err := <-downDone:
+		if err != nil {
+			t.Fatalf("down beside a stalled up: %v\n%s", err, f.said)
+		}
+	case <-time.After(waitBound):
+		t.Fatalf("down waited %s behind an up whose caller stopped reading", waitBound)
+	}
+	select {
+	case <-upDone: // its result went nowhere; it ended all the same
+	case <-time.After(waitBound):
+		t.Fatalf("the up of a stalled caller did not end within %s", waitBound)
+	}
+	if !stalled.Stalled() {
+		t.Error("the stream of a caller that read nothing is not marked stalled")
+	}
+	f.wantState(state.WorldDown)
+	for name, pid := range f.pids() {
+		if pid > 0 && alive(pid) {
+			t.Errorf("%s (pid %d) runs after down", name, pid)
+		}
+	}
+	f.wantOnlyLive(nil)
 }

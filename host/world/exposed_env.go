@@ -17,18 +17,11 @@ func (e *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvRe
 	if err != nil {
 		return res, err
 	}
-	lo, _, _ := e.ports.Block(ctx, rec.Project, rec.Name)
-	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{}, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
-	svcs, err := e.reg.Services(ctx, rec.ID)
+	w, _, err := e.worldAsRecorded(ctx, cfg, rec)
 	if err != nil {
 		return res, err
 	}
-	for _, sv := range svcs {
-		if sv.Kind == registry.KindAdapter && sv.Address != "" {
-			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
-		}
-	}
+	plan := w.plan
 	res.Env, res.Order = w.exposed(w.coords())
 	for _, name := range res.Order {
 		if svc, ok := cfg.Services[name]; ok && !svc.IsAdapter() {

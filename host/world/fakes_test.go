@@ -10,9 +10,7 @@ import (
 	"github.com/binkyhq/binky/host/adapter"
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
-	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/sdk"
-	"github.com/binkyhq/binky/sdk/names"
 )
 
 // adapterCall is one call the engine made on the fake adapter host.
@@ -163,15 +161,13 @@ func (c *fakeConn) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.Des
 
 func (c *fakeConn) Close() error { return nil }
 
-// fakeDaemon is the daemon's side of the engine (world.Options' Events,
-// Routes and Admission) as a test has it: events recorded in a slice,
-// routes and admission recorded and otherwise no-ops.
+// fakeDaemon is the daemon's side of the engine (world.Options' Events
+// and Routes) as a test has it: events recorded in a slice, route
+// refreshes counted.
 type fakeDaemon struct {
-	mu       sync.Mutex
-	events   []events.Event
-	admitted []string // project/worktree of each admit
-	released []string // project/worktree of each release
-	routes   int      // route refreshes asked
+	mu     sync.Mutex
+	events []events.Event
+	routes int // route refreshes asked
 }
 
 // eventNames is the names of the events emitted so far, in order.
@@ -187,7 +183,7 @@ func (d *fakeDaemon) eventNames() []string {
 
 // options fills o's daemon side with d.
 func (d *fakeDaemon) options(o *Options) {
-	o.Events, o.Routes, o.Admission = d, d, d
+	o.Events, o.Routes = d, d
 }
 
 func (d *fakeDaemon) Emit(e events.Event) {
@@ -206,29 +202,9 @@ func (d *fakeDaemon) URLFor(cfg *config.Config) func(string) string {
 	return func(host string) string { return "http://" + host }
 }
 
-func (d *fakeDaemon) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
-	return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
-}
-
-func (d *fakeDaemon) Admit(_ context.Context, _ Progress, _ *config.Config, w *registry.Worktree, _ bool) error {
-	d.record(&d.admitted, Key(w.Project, w.Name))
-	return nil
-}
-
-func (d *fakeDaemon) Released(project, wt string) { d.record(&d.released, Key(project, wt)) }
-
-func (d *fakeDaemon) BeforeStop(context.Context, *registry.Worktree) {}
-
-func (d *fakeDaemon) record(list *[]string, key string) {
-	d.mu.Lock()
-	*list = append(*list, key)
-	d.mu.Unlock()
-}
-
 var (
 	_ Adapters    = (*fakeAdapters)(nil)
 	_ AdapterConn = (*fakeConn)(nil)
 	_ Events      = (*fakeDaemon)(nil)
 	_ Routes      = (*fakeDaemon)(nil)
-	_ Admission   = (*fakeDaemon)(nil)
 )

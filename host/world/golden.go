@@ -89,6 +89,9 @@ func (e *Engine) sliceFromGolden(ctx context.Context, s Progress, w *world, rec 
 	if err == nil {
 		if r, gerr := store.Get(svc.Adapter, tmpl); gerr == nil {
 			r.Cloned(rec.Name, res.Method, time.Now())
+			if res.SourceBytes > 0 {
+				r.Bytes = res.SourceBytes
+			}
 			if perr := store.Put(r); perr != nil {
 				e.log.Warn("record template use", "template", tmpl, "error", perr)
 			}

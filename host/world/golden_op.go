@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +32,9 @@ func (e *Engine) Golden(ctx context.Context, a api.GoldenArgs, s Progress) (*api
 		live := e.liveWorlds(ctx)
 		for _, r := range recs {
 			if a.Project == "" || r.Project == a.Project {
-				out.Templates = append(out.Templates, e.templateInfo(r, live))
+				info := e.templateInfo(r, live)
+				info.Worlds = slices.DeleteFunc(info.Worlds, func(w string) bool { return !r.Current(w, recs) })
+				out.Templates = append(out.Templates, info)
 			}
 		}
 		return out, nil
@@ -87,6 +90,9 @@ func (e *Engine) templateInfo(r *golden.Record, live map[string]map[string]bool)
 		Name: r.Slice, Key: golden.Short(r.Key), Created: r.Created, LastUsed: r.LastUsed, Legacy: r.Legacy,
 		Size: golden.Size(e.goldenDataDir(r.Adapter), r.Slice), State: r.State,
 		Method: r.Method, CopyOnWrite: golden.Sharing(r.Method),
+	}
+	if t.Size < 0 && r.Bytes > 0 {
+		t.Size = r.Bytes // a server's template: as its adapter last said
 	}
 	for _, w := range r.Worlds {
 		if live[r.Project][w] {

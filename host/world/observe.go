@@ -94,7 +94,7 @@ func (e *Engine) worldAsRecorded(ctx context.Context, cfg *config.Config, rec *r
 	}
 	plan, _ := portLayout(cfg, lo, size, recordedPorts(svcs))
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
-		env: map[string]string{}, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
+		env: map[string]string{}, proxyURL: e.routes.URLFor(cfg), hostOf: e.hostOf(cfg, rec)}
 	for _, sv := range list {
 		if sv.Kind == registry.KindAdapter && sv.Address != "" {
 			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}

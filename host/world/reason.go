@@ -3,6 +3,8 @@ package world
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/binkyhq/binky/host/admission"
 )
 
 // maxReason bounds a recorded reason: status shows it on one line.
@@ -31,4 +33,4 @@ func OneLine(s string) string {
 }
 
 // Key names a world in the admission queue and the daemon's locks.
-func Key(project, worktree string) string { return project + "/" + worktree }
+func Key(project, worktree string) string { return admission.Key(project, worktree) }

@@ -17,7 +17,6 @@ import (
 // only when its world is up. A world caught mid-up by the previous daemon's
 // death is marked failed: its up was never acknowledged.
 func (e *Engine) Reconcile(ctx context.Context) {
-	e.resumeCtx = ctx
 	e.endLeftHooks()
 	recs, err := e.reg.Worktrees(ctx)
 	if err != nil {

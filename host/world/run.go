@@ -1,17 +1,20 @@
 package world
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"time"
 
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/golden"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 )
@@ -111,7 +114,9 @@ func (e *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktre
 	defer cancel()
 	start := time.Now()
 	queued := false
-	release, err := e.adm.Job(wctx, rec.Project, admission.JobLimits{Jobs: cfg.Project.Jobs, RAMReserve: cfg.Project.RAMReserve}, func(w admission.Wait) {
+	lim := admission.JobLimits{Jobs: cfg.Project.Jobs, RAMReserve: cfg.Project.RAMReserve, ConnBound: cfg.Project.Connections}
+	lim.Servers, lim.Connections = e.jobServers(ctx, rec), cmp.Or(cfg.Project.JobConnections, config.DefaultJobConnections)
+	release, err := e.adm.Job(wctx, rec.Project, lim, func(w admission.Wait) {
 		queued = true
 		s.Progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
 	})
@@ -123,6 +128,26 @@ func (e *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktre
 		s.Progress("admitted", "", "waited "+waited.Round(time.Millisecond).String())
 	}
 	return release, waited, nil
+}
+
+// jobServers are the servers of rec's slices (golden.Server of each
+// recorded address), where a job of the world is counted for its
+// connections ([admission] connections).
+func (e *Engine) jobServers(ctx context.Context, rec *registry.Worktree) []string {
+	svcs, err := e.reg.Services(ctx, rec.ID)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, sv := range svcs {
+		if sv.Kind != registry.KindAdapter || sv.Address == "" {
+			continue
+		}
+		if srv := golden.Server(sv.Address); srv != "" && !slices.Contains(out, srv) {
+			out = append(out, srv)
+		}
+	}
+	return out
 }
 
 // runMarked runs cmd in rec's worktree with env, marked as the world's

@@ -88,6 +88,12 @@ func (e *Engine) serviceSpec(w *world, rec *registry.Worktree, svc *config.Servi
 		WatchRoot:   rec.Path,
 		Watch:       svc.Watch,
 	}
+	if svc.Health == nil && svc.URL != "" {
+		// A proxied service must listen on its port: without a health
+		// check of its own, a connect to that port is its probe, so it is
+		// never reported running on a port nothing answers on.
+		spec.Health = &health.Probe{TCP: "127.0.0.1:" + coords[svc.Name+".port"], Dir: dir}
+	}
 	if h := svc.Health; h != nil {
 		probe := w.renderCmd(h.Exec, svc.Name, coords)
 		spec.Health = &health.Probe{

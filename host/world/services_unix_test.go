@@ -143,3 +143,41 @@ func read(t *testing.T, p string) string {
 	b, _ := os.ReadFile(p)
 	return string(b)
 }
+
+// TestURLServiceWithoutHealthIsProbedOnItsPort: a proxied service with no
+// health check of its own is probed by a connect to its port, so it is
+// never running on a port nothing answers on (issue 39); a service with
+// ports alone keeps none.
+func TestURLServiceWithoutHealthIsProbedOnItsPort(t *testing.T) {
+	cfg := parse(t, `
+[project]
+name = "acme"
+
+[services.web]
+cmd = "exec serve"
+url = "web"
+
+[services.worker]
+cmd = "exec work"
+ports = ["metrics"]
+`)
+	plan, _ := portPlan(cfg, 20000)
+	w := &world{cfg: cfg, project: "acme", worktree: "wt", path: t.TempDir(), plan: plan, slices: map[string]slice{}}
+	rec := &registry.Worktree{Project: "acme", Name: "wt", Path: w.path}
+	e := &Engine{home: t.TempDir()}
+	coords := w.coords()
+	web, err := e.serviceSpec(w, rec, cfg.Services["web"], coords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if web.Health == nil || web.Health.TCP != "127.0.0.1:20000" {
+		t.Errorf("web's probe = %+v; want a connect to 127.0.0.1:20000", web.Health)
+	}
+	worker, err := e.serviceSpec(w, rec, cfg.Services["worker"], coords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if worker.Health != nil {
+		t.Errorf("worker's probe = %+v; want none (it has ports, no url, no health)", worker.Health)
+	}
+}

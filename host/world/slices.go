@@ -123,35 +123,10 @@ func (e *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *reg
 	t := e.target(w, svc, name, w.coords())
 
 	if have && old.State == state.ServiceProvisioned && old.Address != "" {
-		res, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t})
-		if err != nil {
-			return slice{}, false, api.Errorf(api.CodeFailed, "check %s slice %q of %s: %w", svc.Adapter, name, svc.Name, err)
+		sl, changed, there, err := e.verifySlice(ctx, s, conn, rec, svc, old, t)
+		if err != nil || there {
+			return sl, changed, err
 		}
-		if res.Existed == nil || *res.Existed {
-			// Resolve on every up (it is cheap): an address or a
-			// credential that changed on the server reaches the world's
-			// services, instead of the one recorded at the first up.
-			sl, err := e.resolveSlice(ctx, conn, svc, t)
-			if err != nil {
-				return slice{}, false, err
-			}
-			admin, cfgJSON := recordedAs(svc)
-			if sl.Address != old.Address || !maps.Equal(sl.Values, old.Values) || old.Slice == "" || old.Admin == "" || old.Config != cfgJSON {
-				if err := e.reg.UpsertService(ctx, &registry.Service{WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, Address: sl.Address, Values: sl.Values, Slice: name, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON}); err != nil {
-					return slice{}, false, fmt.Errorf("record the slice of %s: %w", svc.Name, err)
-				}
-			}
-			// New credentials (a server that lost the slice user, an
-			// adapter secret rotated): what depends on the slice restarts
-			// with them instead of failing with the old ones.
-			changed := sl.Address != old.Address || !maps.Equal(sl.Values, old.Values)
-			if changed {
-				s.Progress("provision", svc.Name, "the slice's address or credentials changed on the server; what depends on it restarts with the new ones")
-			}
-			return sl, changed, nil
-		}
-		e.events.Emit(events.Event{Event: events.SliceVanished, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Detail: name})
-		s.Progress("provision", svc.Name, "slice "+name+" is gone from the server; building it again")
 		have = false
 	}
 	admin, cfgJSON := recordedAs(svc)
@@ -188,6 +163,42 @@ func (e *Engine) ensureSlice(ctx context.Context, s Progress, w *world, rec *reg
 		return slice{}, false, err
 	}
 	return sl, true, nil
+}
+
+// verifySlice checks that a slice recorded as provisioned is still on its
+// server (provision is idempotent: it also hands the slice its adapter's
+// config) and resolves it again: an address or a credential that changed
+// on the server reaches the world's services, instead of the one recorded
+// at the first up. It reports whether the slice is there, and whether its
+// address or values changed; a slice gone from the server is said so, to
+// be built again.
+func (e *Engine) verifySlice(ctx context.Context, s Progress, conn AdapterConn, rec *registry.Worktree, svc *config.Service, old *registry.Service, t sdk.Target) (sl slice, changed, there bool, err error) {
+	res, err := conn.Provision(ctx, &sdk.ProvisionRequest{Target: t})
+	if err != nil {
+		return slice{}, false, false, api.Errorf(api.CodeFailed, "check %s slice %q of %s: %w", svc.Adapter, t.Slice, svc.Name, err)
+	}
+	if res.Existed != nil && !*res.Existed {
+		e.events.Emit(events.Event{Event: events.SliceVanished, Project: rec.Project, Worktree: rec.Name, Service: svc.Name, Adapter: svc.Adapter, Detail: t.Slice})
+		s.Progress("provision", svc.Name, "slice "+t.Slice+" is gone from the server; building it again")
+		return slice{}, false, false, nil
+	}
+	if sl, err = e.resolveSlice(ctx, conn, svc, t); err != nil {
+		return slice{}, false, false, err
+	}
+	admin, cfgJSON := recordedAs(svc)
+	changed = sl.Address != old.Address || !maps.Equal(sl.Values, old.Values)
+	if changed || old.Slice == "" || old.Admin == "" || old.Config != cfgJSON {
+		if err := e.reg.UpsertService(ctx, &registry.Service{WorktreeID: rec.ID, Name: svc.Name, Kind: registry.KindAdapter, Address: sl.Address, Values: sl.Values, Slice: t.Slice, Adapter: svc.Adapter, Admin: admin, Config: cfgJSON}); err != nil {
+			return slice{}, false, false, fmt.Errorf("record the slice of %s: %w", svc.Name, err)
+		}
+	}
+	if changed {
+		// New credentials (a server that lost the slice user, an adapter
+		// secret rotated, owner_role turned on): what depends on the
+		// slice restarts with them instead of failing with the old ones.
+		s.Progress("provision", svc.Name, "the slice's address or credentials changed on the server; what depends on it restarts with the new ones")
+	}
+	return sl, changed, true, nil
 }
 
 // buildSlice is the slow path: provision, resolve, migrate, seed.

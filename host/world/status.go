@@ -117,7 +117,9 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 				out.Warning = exposedWarning(sv.Ports)
 			}
 			switch out.State {
-			case state.ServiceFailed, state.ServiceLost, state.ServiceExited: // ended, and not by a stop
+			case state.ServiceFailed, state.ServiceLost, state.ServiceExited, state.ServiceBackoff:
+				// Ended, and not by a stop, or waiting to restart after a
+				// crash: the log's last lines say why, the state does not.
 				out.LogTail = e.logTail(rec, sv.Name)
 			}
 		}

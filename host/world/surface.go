@@ -5,14 +5,14 @@ import (
 
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
-	"github.com/binkyhq/binky/host/registry"
-	"github.com/binkyhq/binky/sdk/names"
 )
 
 // The engine's consumer interfaces: what it needs from the daemon that is
 // not about worlds. Each is small and has a no-op implementation
-// (NoEvents, NoRoutes, NoAdmission, NoProgress) for an engine without a
-// daemon around it.
+// (NoEvents, NoRoutes, NoProgress) for an engine without a daemon around
+// it. Admission is not an interface: the engine is handed admission's
+// controller (StartAdmission) and lives it itself (admission.go); without
+// one it admits every world at once.
 
 // Events is where the engine records what happened (the daemon's event
 // log).
@@ -27,22 +27,9 @@ type Routes interface {
 	Refresh(ctx context.Context)
 	RefreshAsync()
 	// URLFor maps a hostname of cfg's project onto the URL that reaches
-	// it; HostOf maps a service of the recorded world rec onto its
-	// proxied hostname.
+	// it. The hostnames are the engine's (names.Host), as is the table
+	// (Engine.Routes).
 	URLFor(cfg *config.Config) func(host string) string
-	HostOf(cfg *config.Config, rec *registry.Worktree) func(svc string) string
-}
-
-// Admission is the queue an up waits in.
-type Admission interface {
-	// Admit waits, telling p, until rec may start (noWait: fails instead
-	// of queueing).
-	Admit(ctx context.Context, p Progress, cfg *config.Config, rec *registry.Worktree, noWait bool) error
-	// Released gives a world's place back once it no longer runs.
-	Released(project, worktree string)
-	// BeforeStop readies a world about to be stopped (a suspended one is
-	// continued first).
-	BeforeStop(ctx context.Context, rec *registry.Worktree)
 }
 
 // Progress is what an operation tells its caller while it works, and how
@@ -70,18 +57,6 @@ func (NoRoutes) RefreshAsync()           {}
 func (NoRoutes) URLFor(*config.Config) func(string) string {
 	return func(host string) string { return "http://" + host }
 }
-func (NoRoutes) HostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
-	return func(svc string) string { return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project) }
-}
-
-// NoAdmission admits every world at once.
-type NoAdmission struct{}
-
-func (NoAdmission) Admit(context.Context, Progress, *config.Config, *registry.Worktree, bool) error {
-	return nil
-}
-func (NoAdmission) Released(string, string)                        {}
-func (NoAdmission) BeforeStop(context.Context, *registry.Worktree) {}
 
 // NoProgress tells nobody; its caller never leaves.
 type NoProgress struct{}
@@ -92,9 +67,8 @@ func (NoProgress) Gone() <-chan struct{}           { return nil }
 func (NoProgress) HungUp() <-chan struct{}         { return nil }
 
 var (
-	_ Events    = NoEvents{}
-	_ Routes    = NoRoutes{}
-	_ Admission = NoAdmission{}
-	_ Progress  = NoProgress{}
-	_ Progress  = (*Stream)(nil)
+	_ Events   = NoEvents{}
+	_ Routes   = NoRoutes{}
+	_ Progress = NoProgress{}
+	_ Progress = (*Stream)(nil)
 )

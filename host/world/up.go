@@ -46,7 +46,7 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	// RAM and disk), or resume the world if it is suspended. An up that
 	// fails gives its place back.
 	queued := &registry.Worktree{Project: project, Name: wtName, Branch: t.wt.Branch, Path: t.wt.Path, Repo: repo.Root, ConfigPath: cfg.File}
-	if err := e.admission.Admit(ctx, s, cfg, queued, a.NoWait); err != nil {
+	if err := e.admit(ctx, s, cfg, queued, a.NoWait); err != nil {
 		return nil, err
 	}
 	key := Key(project, wtName)
@@ -56,7 +56,7 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 		}
 		e.adm.Done(key)
 		if retErr != nil {
-			e.admission.Released(project, wtName)
+			e.released(project, wtName)
 		}
 	}()
 
@@ -71,26 +71,42 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	}
 	defer lock.Unlock()
 
-	// observe → plan → apply (observe.go, apply.go).
+	w, err := e.converge(ctx, s, t, a, repo.Root)
+	if err != nil {
+		return nil, err
+	}
+	if !e.admOff {
+		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
+	}
+	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
+	return w, nil
+}
+
+// converge is up's observe → plan → apply (observe.go, apply.go) under
+// the world's lock: an existing world is planned first (nothing to do
+// returns its status at once), then the world is recorded as starting, its
+// env prepared, and a new world observed and planned; apply carries the
+// plan out. A failure is recorded as the world's.
+func (e *Engine) converge(ctx context.Context, s Progress, t *upTarget, a api.UpArgs, repoRoot string) (*api.World, error) {
 	o, upPlan, noop, err := e.planUp(ctx, s, t, a)
 	if err != nil || noop != nil {
 		return noop, err
 	}
-	rec, err := e.recordUp(ctx, t, repo.Root)
+	rec, err := e.recordUp(ctx, t, repoRoot)
 	if err != nil {
 		return nil, err
 	}
 	if t.cfgErr != nil {
 		return nil, e.failUp(ctx, rec, t.cfgErr)
 	}
-	if _, err := e.prepareEnv(ctx, s, cfg, rec, a.Env); err != nil {
+	if _, err := e.prepareEnv(ctx, s, t.cfg, rec, a.Env); err != nil {
 		return nil, e.failUp(ctx, rec, err)
 	}
 	var p lifecycle.Plan
 	if o == nil {
 		// A new world (or one that could not be observed before it was
 		// recorded): all of it is planned now.
-		if o, err = e.observe(ctx, cfg, rec, a.Env); err != nil {
+		if o, err = e.observe(ctx, t.cfg, rec, a.Env); err != nil {
 			return nil, e.failUp(ctx, rec, err)
 		}
 		p = e.plan(o, a.Prune)
@@ -102,10 +118,6 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 		return nil, e.failUp(ctx, rec, err)
 	}
 	w.Plan = upPlan
-	if !e.admOff {
-		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
-	}
-	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
 	return w, nil
 }
 

@@ -122,19 +122,11 @@ func (e *Engine) verifyCoords(ctx context.Context, rec *registry.Worktree, cfg *
 		return nil, err
 	}
 	e.addSecrets(cfg, envVals)
-	lo, _, _ := e.ports.Block(ctx, rec.Project, rec.Name)
-	plan, _ := portPlan(cfg, lo)
-	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, plan: plan, slices: map[string]slice{},
-		env: envVals, caller: caller, proxyURL: e.routes.URLFor(cfg), hostOf: e.routes.HostOf(cfg, rec)}
-	svcs, err := e.reg.Services(ctx, rec.ID)
+	w, _, err := e.worldAsRecorded(ctx, cfg, rec)
 	if err != nil {
 		return nil, err
 	}
-	for _, sv := range svcs {
-		if sv.Kind == registry.KindAdapter && sv.Address != "" {
-			w.slices[sv.Name] = slice{Address: sv.Address, Values: sv.Values}
-		}
-	}
+	w.env, w.caller = envVals, caller
 	return w.coords(), nil
 }
 

@@ -51,8 +51,8 @@ func TestLockWorld(t *testing.T) {
 	if _, ok := e.routes.(NoRoutes); !ok {
 		t.Errorf("routes of an engine built without them = %T; want NoRoutes", e.routes)
 	}
-	if _, ok := e.admission.(NoAdmission); !ok {
-		t.Errorf("admission of an engine built without it = %T; want NoAdmission", e.admission)
+	if e.adm != nil {
+		t.Errorf("admission of an engine built without it = %v; want none (every world admitted at once)", e.adm)
 	}
 	ref := api.WorldRef{Name: "feat-a", Project: "acme"}
 

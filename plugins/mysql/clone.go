@@ -37,14 +37,30 @@ func (m *MySQL) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneRes
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	st, err := m.claimStore(ctx, s.srv)
+	err = m.whileFull(ctx, s.srv, func() error {
+		st, err := m.claimStore(ctx, s.srv)
+		if err != nil {
+			return err
+		}
+		if err := clone(ctx, st, s, &req.Target, names.MySQL(req.Source)); err != nil {
+			return err
+		}
+		if s.cfg.ownerUser {
+			_, err = m.ensureUser(ctx, s.srv, s.db, req.Slice, s.cfg.testDatabases)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if err := clone(ctx, st, s, &req.Target, names.MySQL(req.Source)); err != nil {
-		return nil, fail(op, req.AdminURL, err)
+	resp := &sdk.CloneResponse{Method: MethodTableCopy}
+	// The template's size, for golden list (the tables' data and indexes,
+	// as information_schema estimates them); unknown when it will not say.
+	var size sql.NullInt64
+	if err := s.srv.db.QueryRowContext(ctx, "SELECT SUM(DATA_LENGTH + INDEX_LENGTH) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", names.MySQL(req.Source)).Scan(&size); err == nil && size.Valid {
+		resp.SourceBytes = size.Int64
 	}
-	return &sdk.CloneResponse{Method: MethodTableCopy}, nil
+	return resp, nil
 }
 
 func clone(ctx context.Context, st claimStore, s *slice, t *sdk.Target, src string) error {

@@ -67,6 +67,9 @@ func TestCloneCopiesEverything(t *testing.T) {
 	if resp.Method != MethodTableCopy {
 		t.Errorf("method %q; want %q", resp.Method, MethodTableCopy)
 	}
+	if resp.SourceBytes <= 0 { // issue 40: golden list showed no size
+		t.Errorf("source_bytes %d; want the template's size", resp.SourceBytes)
+	}
 	ddb := sliceDB(t, a, admin, dst)
 	for _, c := range []struct {
 		query string

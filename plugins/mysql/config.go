@@ -28,13 +28,22 @@ const (
 	// Rails, "mysql+pymysql" for SQLAlchemy). Empty: the admin URL's
 	// (mysql:// for a DSN admin).
 	KeyScheme = "scheme"
+	// KeyOwnerUser (bool, default false): give each slice its own user,
+	// granted its database alone, and resolve to it (user.go).
+	KeyOwnerUser = "owner_user"
+	// KeyTestDatabases (bool, default false): the slice's test-database
+	// allowance (testdb.go): the slice user may create and drop databases
+	// of its test-database names, and destroy drops them.
+	KeyTestDatabases = "test_databases"
 )
 
 // config is a service's config table, decoded.
 type config struct {
-	charset   string
-	collation string
-	scheme    string
+	charset       string
+	collation     string
+	scheme        string
+	ownerUser     bool
+	testDatabases bool
 }
 
 // parseConfig decodes a config table strictly: an unknown key or a value
@@ -60,14 +69,24 @@ func parseConfig(m map[string]any) (config, error) {
 				return c, sdk.Errorf(sdk.CodeInvalid, "config %s must be a URL scheme: a letter, then letters, digits, '+', '-' or '.', at most 32 (for example \"mysql2\"); got %v", k, describe(v))
 			}
 			c.scheme = strings.ToLower(s)
+		case KeyOwnerUser, KeyTestDatabases:
+			b, ok := v.(bool)
+			if !ok {
+				return c, sdk.Errorf(sdk.CodeInvalid, "config %s must be true or false; got %v", k, describe(v))
+			}
+			if k == KeyOwnerUser {
+				c.ownerUser = b
+			} else {
+				c.testDatabases = b
+			}
 		default:
 			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return c, sdk.Errorf(sdk.CodeInvalid, "unknown config key %q for the mysql adapter (known: %s, %s, %s)",
-			strings.Join(unknown, `", "`), KeyCharset, KeyCollation, KeyScheme)
+		return c, sdk.Errorf(sdk.CodeInvalid, "unknown config key %q for the mysql adapter (known: %s, %s, %s, %s, %s)",
+			strings.Join(unknown, `", "`), KeyCharset, KeyCollation, KeyScheme, KeyOwnerUser, KeyTestDatabases)
 	}
 	return c, nil
 }

@@ -5,12 +5,16 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/binkyhq/binky/sdk"
 )
+
+// maxIdleConns is how many idle connections a pool keeps.
+const maxIdleConns = 2
 
 // server is one admin URL's connection pool. It lives as long as the
 // process.
@@ -44,8 +48,11 @@ func (m *MySQL) server(raw string) (*server, error) {
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(2)
-	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetMaxIdleConns(maxIdleConns)
+	// An idle connection goes after a couple of seconds: calls of a batch
+	// still reuse it, and an adapter kept alive (the RPC tier) does not
+	// sit on the slots of a shared server that others wait for.
+	db.SetConnMaxIdleTime(2 * time.Second)
 	s := &server{admin: a, db: db}
 	m.servers[raw] = s
 	return s, nil
@@ -91,6 +98,10 @@ func fail(op, raw string, err error) error {
 	var se *sdk.Error
 	if errors.As(err, &se) {
 		return &sdk.Error{Code: se.Code, Message: sdk.ScrubAdmin(op+": "+se.Message, raw)}
+	}
+	if serverFull(err) {
+		return &sdk.Error{Code: sdk.CodeUnreachable, Message: sdk.ScrubAdmin(op+": "+err.Error()+
+			fmt.Sprintf(" (the server is full: other clients hold max_connections, or the user its max_user_connections; waited up to %s for a free connection)", fullWaitMax), raw)}
 	}
 	code := classify(err)
 	return &sdk.Error{Code: code, Message: sdk.ScrubAdmin(op+": "+err.Error()+hint(code), raw)}

@@ -4,8 +4,12 @@
 //
 // provision is CREATE DATABASE (one that exists is kept), destroy DROP
 // DATABASE IF EXISTS. resolve answers mysql://user:password@host:port/<database> with
-// the admin credentials, and values "database" and "dsn" (the same place as
-// a go-sql-driver DSN). The admin URL is mysql://user:password@host:port/
+// the admin credentials, or with config owner_user those of a user of the
+// slice's own granted its database alone (user.go), and values "database"
+// and "dsn" (the same place as a go-sql-driver DSN). With config
+// test_databases that user may create and drop the databases a test
+// suite makes, and destroy drops them (testdb.go). A verb that finds the
+// server full waits for a free connection (full.go). The admin URL is mysql://user:password@host:port/
 // (or mariadb://), or a go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/.
 //
 // clone runs on the server, with no client binary, on one connection with

@@ -18,6 +18,9 @@ const Name = "mysql"
 type MySQL struct {
 	mu      sync.Mutex
 	servers map[string]*server // by admin URL
+	// fullWait, when set, is told of each wait for a full server
+	// (whileFull) before it starts; tests use it.
+	fullWait func(error)
 }
 
 // New returns the adapter. It connects to nothing until a call needs it.
@@ -75,20 +78,39 @@ func (m *MySQL) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*sdk.
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	st, err := m.claimStore(ctx, s.srv)
-	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
-	}
-	conn, err := lockSlice(ctx, s.srv.db, s.db)
-	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
-	}
-	defer unlockSlice(ctx, conn, s.db)
-	existed, err := provision(ctx, conn, st, s, &req.Target)
+	var existed bool
+	err = m.whileFull(ctx, s.srv, func() (err error) {
+		existed, err = m.provisionSlice(ctx, s, &req.Target)
+		return err
+	})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return sdk.Provisioned(existed), nil
+}
+
+// provisionSlice makes the slice's database exist with t's claim, and
+// with owner_user its user; it reports whether the database existed.
+func (m *MySQL) provisionSlice(ctx context.Context, s *slice, t *sdk.Target) (bool, error) {
+	st, err := m.claimStore(ctx, s.srv)
+	if err != nil {
+		return false, err
+	}
+	conn, err := lockSlice(ctx, s.srv.db, s.db)
+	if err != nil {
+		return false, err
+	}
+	existed, err := provision(ctx, conn, st, s, t)
+	unlockSlice(ctx, conn, s.db)
+	if err != nil {
+		return false, err
+	}
+	if s.cfg.ownerUser {
+		if _, err := m.ensureUser(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases); err != nil {
+			return false, err
+		}
+	}
+	return existed, nil
 }
 
 // provision, holding the slice's lock on q, refuses a database another
@@ -143,7 +165,8 @@ func provision(ctx context.Context, q queryer, st claimStore, s *slice, t *sdk.T
 }
 
 // Resolve answers mysql://user:password@host:port/<database> with the
-// admin credentials (in config.scheme when set), and values "database",
+// admin credentials, or with owner_user the slice user's (whose password
+// it sets again, so a lost secret heals), in config.scheme when set, and values "database",
 // "dsn" and the connection parts (see resolve). A database another
 // home claimed is refused with code conflict.
 func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.ResolveResponse, error) {
@@ -152,19 +175,40 @@ func (m *MySQL) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.Reso
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if req.Owner != "" {
-		st, err := m.claimStore(ctx, s.srv)
-		if err == nil {
-			err = checkClaim(ctx, s.srv.db, st, s, &req.Target)
-		}
-		if err != nil {
-			return nil, fail(op, req.AdminURL, err)
-		}
+	var res *sdk.ResolveResponse
+	err = m.whileFull(ctx, s.srv, func() (err error) {
+		res, err = m.resolveSlice(ctx, s, &req.Target)
+		return err
+	})
+	if err != nil {
+		return nil, fail(op, req.AdminURL, err)
 	}
-	return s.srv.admin.resolve(s.db, s.cfg), nil
+	return res, nil
 }
 
-// Destroy drops the slice's database. One already gone is fine; one
+func (m *MySQL) resolveSlice(ctx context.Context, s *slice, t *sdk.Target) (*sdk.ResolveResponse, error) {
+	if t.Owner != "" {
+		st, err := m.claimStore(ctx, s.srv)
+		if err == nil {
+			err = checkClaim(ctx, s.srv.db, st, s, t)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !s.cfg.ownerUser {
+		return s.srv.admin.resolve(s.db, s.cfg), nil
+	}
+	pw, err := m.ensureUser(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases)
+	if err != nil {
+		return nil, err
+	}
+	return s.srv.admin.as(userName(s.db), pw).resolve(s.db, s.cfg), nil
+}
+
+// Destroy drops the slice's database, with test_databases its test
+// databases (testdb.go), and its user (owner_user) if it has one. One
+// already gone is fine; one
 // another home claimed is refused with code conflict and left whole.
 func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	op := fmt.Sprintf("destroy mysql slice %q", req.Slice)
@@ -172,22 +216,37 @@ func (m *MySQL) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.Dest
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
+	if err := m.whileFull(ctx, s.srv, func() error { return m.destroy(ctx, s, &req.Target) }); err != nil {
+		return nil, fail(op, req.AdminURL, err)
+	}
+	return &sdk.DestroyResponse{}, nil
+}
+
+func (m *MySQL) destroy(ctx context.Context, s *slice, t *sdk.Target) error {
 	st, err := m.claimStore(ctx, s.srv)
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
+		return err
 	}
 	conn, err := lockSlice(ctx, s.srv.db, s.db)
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
+		return err
 	}
 	defer unlockSlice(ctx, conn, s.db)
-	if err := checkClaim(ctx, conn, st, s, &req.Target); err != nil {
-		return nil, fail(op, req.AdminURL, err)
+	if err := checkClaim(ctx, conn, st, s, t); err != nil {
+		return err
 	}
 	if _, err := conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+s.q); err != nil {
-		return nil, fail(op, req.AdminURL, fmt.Errorf("drop database %s: %w", s.q, err))
+		return fmt.Errorf("drop database %s: %w", s.q, err)
 	}
-	return &sdk.DestroyResponse{}, nil
+	if s.cfg.testDatabases {
+		if err := dropTestDatabases(ctx, conn, st, s.db); err != nil {
+			return err
+		}
+	}
+	if s.cfg.ownerUser {
+		return dropUser(ctx, conn, s.db)
+	}
+	return nil
 }
 
 // Close closes every pool the adapter opened. sdk.Run does not call it

@@ -17,13 +17,15 @@ func TestConformance(t *testing.T) {
 	a, _ := parseAdmin(admin)
 	for _, tc := range []struct {
 		name, adapter, admin string
+		cfg                  map[string]any
 	}{
-		{"mysql_url", "", admin},
-		{"mariadb_dsn", "mariadb", a.cfg.FormatDSN()},
-		{"percona", "percona", admin},
+		{"mysql_url", "", admin, nil},
+		{"mariadb_dsn", "mariadb", a.cfg.FormatDSN(), nil},
+		{"percona", "percona", admin, nil},
+		{"owner_user_test_databases", "", admin, map[string]any{KeyOwnerUser: true, KeyTestDatabases: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			adaptertest.Test(t, adaptertest.Options{Binary: bin, Adapter: tc.adapter, AdminURL: tc.admin})
+			adaptertest.Test(t, adaptertest.Options{Binary: bin, Adapter: tc.adapter, AdminURL: tc.admin, Config: tc.cfg})
 		})
 	}
 }

@@ -53,11 +53,20 @@ func (p *Postgres) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.Clone
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	method, err := p.clone(ctx, s, &req.Target, names.Postgres(req.Source))
+	src := names.Postgres(req.Source)
+	var method string
+	err = p.whileFull(ctx, s.srv, func() (err error) {
+		method, err = p.clone(ctx, s, &req.Target, src)
+		return err
+	})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	return &sdk.CloneResponse{Method: method}, nil
+	resp := &sdk.CloneResponse{Method: method}
+	// The template's size, for golden list; a server that will not say
+	// costs only that column.
+	_ = s.srv.pool.QueryRow(ctx, "SELECT pg_database_size($1)", src).Scan(&resp.SourceBytes)
+	return resp, nil
 }
 
 func (p *Postgres) clone(ctx context.Context, s *slice, t *sdk.Target, src string) (string, error) {
@@ -104,7 +113,7 @@ func (p *Postgres) clone(ctx context.Context, s *slice, t *sdk.Target, src strin
 		return "", err
 	}
 	if s.cfg.ownerRole {
-		err = p.ensureRole(ctx, s.srv, s.db, t.Slice)
+		err = p.ensureRole(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases)
 		if err == nil {
 			err = p.handOver(ctx, s, src, s.db)
 		}

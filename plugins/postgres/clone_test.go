@@ -54,6 +54,9 @@ func TestCloneCopiesSchemaAndRows(t *testing.T) {
 			if resp.Method != want {
 				t.Errorf("method %q; want %q on server %d", resp.Method, want, v)
 			}
+			if resp.SourceBytes <= 0 { // issue 40: golden list showed no size
+				t.Errorf("source_bytes %d; want the template's size", resp.SourceBytes)
+			}
 			if err := straggler.Ping(context.Background()); err == nil {
 				t.Error("a client connected to the source survived the clone; want it terminated")
 			}

@@ -19,6 +19,10 @@ const (
 	// KeyCloneStrategy (string, default "auto"): "auto", "wal_log" or
 	// "file_copy", the STRATEGY of CREATE DATABASE … TEMPLATE.
 	KeyCloneStrategy = "clone_strategy"
+	// KeyTestDatabases (bool, default false): the slice's test-database
+	// allowance (testdb.go). With owner_role the slice's role gets
+	// CREATEDB; destroy drops the test databases.
+	KeyTestDatabases = "test_databases"
 )
 
 // Clone strategies a config may name.
@@ -30,8 +34,9 @@ const (
 
 // config is a service's config table, decoded.
 type config struct {
-	ownerRole bool
-	strategy  string
+	ownerRole     bool
+	strategy      string
+	testDatabases bool
 }
 
 // parseConfig decodes a config table strictly: an unknown key or a value of
@@ -41,12 +46,16 @@ func parseConfig(m map[string]any) (config, error) {
 	var unknown []string
 	for k, v := range m {
 		switch k {
-		case KeyOwnerRole:
+		case KeyOwnerRole, KeyTestDatabases:
 			b, ok := v.(bool)
 			if !ok {
 				return c, sdk.Errorf(sdk.CodeInvalid, "config %s must be true or false; got %s", k, describeValue(v))
 			}
-			c.ownerRole = b
+			if k == KeyOwnerRole {
+				c.ownerRole = b
+			} else {
+				c.testDatabases = b
+			}
 		case KeyCloneStrategy:
 			s, ok := v.(string)
 			if !ok || !slices.Contains([]string{StrategyAuto, StrategyWALLog, StrategyFileCopy}, s) {
@@ -60,8 +69,8 @@ func parseConfig(m map[string]any) (config, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return c, sdk.Errorf(sdk.CodeInvalid, "unknown config key %s for the postgres adapter (known: %s, %s)",
-			strings.Join(quoteAll(unknown), ", "), KeyOwnerRole, KeyCloneStrategy)
+		return c, sdk.Errorf(sdk.CodeInvalid, "unknown config key %s for the postgres adapter (known: %s, %s, %s)",
+			strings.Join(quoteAll(unknown), ", "), KeyOwnerRole, KeyCloneStrategy, KeyTestDatabases)
 	}
 	return c, nil
 }

@@ -15,6 +15,9 @@ import (
 	"github.com/binkyhq/binky/sdk"
 )
 
+// idleConnTime is how long a pool keeps an idle connection.
+const idleConnTime = 2 * time.Second
+
 // server is one admin URL's pool and what the adapter learnt about the
 // server behind it. It lives as long as the process.
 type server struct {
@@ -43,7 +46,11 @@ func (p *Postgres) server(raw string) (*server, error) {
 	}
 	cfg.MaxConns = 4
 	cfg.MinConns = 0
-	cfg.MaxConnIdleTime = 5 * time.Minute
+	// An idle connection goes after a couple of seconds: calls of a batch
+	// still reuse it, and an adapter kept alive (the RPC tier) does not
+	// sit on the slots of a shared server that others wait for.
+	cfg.MaxConnIdleTime = idleConnTime
+	cfg.HealthCheckPeriod = idleConnTime / 2
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
@@ -77,6 +84,7 @@ func (p *Postgres) serverVersion(ctx context.Context, s *server) (int, error) {
 type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 // ident quotes an identifier for SQL; names are never pasted.
@@ -125,6 +133,9 @@ func fail(op, raw string, err error) error {
 		return &sdk.Error{Code: se.Code, Message: scrub(op+": "+se.Message, raw)}
 	}
 	msg := scrub(op+": "+err.Error(), raw)
+	if pgCode(err) == codeTooManyConns {
+		return &sdk.Error{Code: sdk.CodeUnreachable, Message: msg + fmt.Sprintf(" (the server is full: other clients hold max_connections, or the role its CONNECTION LIMIT; waited up to %s for a free connection)", fullWaitMax)}
+	}
 	return &sdk.Error{Code: classify(err), Message: msg + hint(classify(err))}
 }
 

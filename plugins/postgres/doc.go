@@ -11,8 +11,10 @@
 // HMAC-SHA256 of the slice name keyed by a random secret kept in the table
 // binky.adapter_secret of the admin database, sent to the server only as a
 // SCRAM-SHA-256 verifier and set again on every resolve. destroy drops the
-// database (WITH (FORCE) on 13+, else after terminating its connections)
-// and the slice's role.
+// database (WITH (FORCE) on 13+, else after terminating its connections),
+// its test databases and the slice's role. With config test_databases =
+// true the role may create the databases a test suite makes (CREATEDB)
+// and destroy drops them (testdb.go).
 //
 // clone freezes the source (VACUUM (FREEZE), so a world's first reads
 // rewrite no page), then runs CREATE DATABASE … TEMPLATE source after
@@ -38,7 +40,8 @@
 // the database name, so two homes cannot both take one slice.
 //
 // The adapter keeps one small connection pool per admin URL for as long as
-// the process lives, so the RPC tier reuses it across a batch. See
+// the process lives, so the RPC tier reuses it across a batch; a verb
+// that finds the server full waits for a free connection (full.go). See
 // docs/adapters.md for the config keys and the privileges the admin role
 // needs.
 package postgresadapter

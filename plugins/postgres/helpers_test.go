@@ -26,7 +26,7 @@ func testAdminURL(t *testing.T) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
 	defer cancel()
-	c, err := pgx.Connect(ctx, u)
+	c, err := connectWaiting(ctx, u)
 	if err != nil {
 		msg := "PostgreSQL is not reachable at " + defaultAdminURL + " (or BINKY_TEST_POSTGRES_URL): " + err.Error() +
 			"; start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
@@ -45,12 +45,34 @@ func adminConn(t *testing.T, url string) *pgx.Conn {
 
 func connect(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
-	c, err := pgx.Connect(t.Context(), url)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound for a server that stays full
+	defer cancel()
+	c, err := connectWaiting(ctx, url)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
 	return c
+}
+
+// connectWaiting connects to url, waiting while the server is full
+// (SQLSTATE 53300: a shared server at max_connections, say while another
+// module's tests run beside these) until ctx ends, so a busy server slows
+// the tests down rather than failing them.
+func connectWaiting(ctx context.Context, url string) (*pgx.Conn, error) {
+	wait := 100 * time.Millisecond
+	for {
+		c, err := pgx.Connect(ctx, url)
+		if pgErrCode(err) != codeTooManyConns {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
 }
 
 // testSlice is a fresh slice name: bt_<8 hex>_<suffix>.

@@ -19,6 +19,9 @@ const Name = "postgres"
 type Postgres struct {
 	mu      sync.Mutex
 	servers map[string]*server // by admin URL
+	// fullWait, when set, is told of each wait for a full server
+	// (whileFull) before it starts; tests use it.
+	fullWait func(error)
 }
 
 // New returns the adapter. It connects to nothing until a call needs it.
@@ -72,7 +75,11 @@ func (p *Postgres) Provision(ctx context.Context, req *sdk.ProvisionRequest) (*s
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	existed, err := p.provision(ctx, s, &req.Target)
+	var existed bool
+	err = p.whileFull(ctx, s.srv, func() (err error) {
+		existed, err = p.provision(ctx, s, &req.Target)
+		return err
+	})
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
@@ -103,7 +110,7 @@ func (p *Postgres) provision(ctx context.Context, s *slice, t *sdk.Target) (bool
 	if !s.cfg.ownerRole {
 		return existed, nil
 	}
-	if err := p.ensureRole(ctx, s.srv, s.db, t.Slice); err != nil {
+	if err := p.ensureRole(ctx, s.srv, s.db, t.Slice, s.cfg.testDatabases); err != nil {
 		return false, err
 	}
 	return existed, fence(ctx, s.srv.pool, s.db, s.db)
@@ -121,6 +128,9 @@ func claimSlice(ctx context.Context, q querier, s *slice, t *sdk.Target) (bool, 
 		return false, err
 	}
 	if exists {
+		if err := checkMaker(ctx, q, s.db); err != nil {
+			return true, err
+		}
 		return true, keepClaim(ctx, q, s, t, comment)
 	}
 	if s.cfg.ownerRole {
@@ -183,24 +193,37 @@ func (p *Postgres) Resolve(ctx context.Context, req *sdk.ResolveRequest) (*sdk.R
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	if err := checkClaim(ctx, s.srv.pool, s, &req.Target); err != nil {
+	var res *sdk.ResolveResponse
+	err = p.whileFull(ctx, s.srv, func() (err error) {
+		res, err = p.resolve(ctx, s, &req.Target)
+		return err
+	})
+	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
+	}
+	return res, nil
+}
+
+func (p *Postgres) resolve(ctx context.Context, s *slice, t *sdk.Target) (*sdk.ResolveResponse, error) {
+	if err := checkClaim(ctx, s.srv.pool, s, t); err != nil {
+		return nil, err
 	}
 	if !s.cfg.ownerRole {
 		res := &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, nil)}
 		setConnValues(res, s.srv, s.db, "", "")
 		return res, nil
 	}
-	pw, err := p.resetPassword(ctx, s.srv, s.db, req.Slice)
+	pw, err := p.resetPassword(ctx, s.srv, s.db, t.Slice)
 	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
+		return nil, err
 	}
 	res := &sdk.ResolveResponse{Address: sliceURL(s.srv.url, s.db, url.UserPassword(s.db, pw))}
 	setConnValues(res, s.srv, s.db, s.db, pw)
 	return res, nil
 }
 
-// Destroy drops the slice's database, then its role if binky made it. A
+// Destroy drops the slice's database, its test databases (testdb.go),
+// then its role if binky made it. A
 // slice already gone is fine; one another home claimed is refused with
 // code conflict and left whole, role included.
 func (p *Postgres) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
@@ -209,25 +232,32 @@ func (p *Postgres) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.D
 	if err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
-	v, err := p.serverVersion(ctx, s.srv)
-	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
-	}
-	conn, err := lockSlice(ctx, s.srv.pool, s.db)
-	if err != nil {
-		return nil, fail(op, req.AdminURL, err)
-	}
-	defer unlockSlice(ctx, conn, s.db)
-	if err := checkClaim(ctx, conn, s, &req.Target); err != nil {
-		return nil, fail(op, req.AdminURL, err)
-	}
-	if err := dropDatabase(ctx, conn, v, s.db); err != nil {
-		return nil, fail(op, req.AdminURL, err)
-	}
-	if err := dropRole(ctx, conn, s.db); err != nil {
+	if err := p.whileFull(ctx, s.srv, func() error { return p.destroy(ctx, s, &req.Target) }); err != nil {
 		return nil, fail(op, req.AdminURL, err)
 	}
 	return &sdk.DestroyResponse{}, nil
+}
+
+func (p *Postgres) destroy(ctx context.Context, s *slice, t *sdk.Target) error {
+	v, err := p.serverVersion(ctx, s.srv)
+	if err != nil {
+		return err
+	}
+	conn, err := lockSlice(ctx, s.srv.pool, s.db)
+	if err != nil {
+		return err
+	}
+	defer unlockSlice(ctx, conn, s.db)
+	if err := checkClaim(ctx, conn, s, t); err != nil {
+		return err
+	}
+	if err := dropDatabase(ctx, conn, v, s.db); err != nil {
+		return err
+	}
+	if err := dropTestDatabases(ctx, conn, v, s.db, s.cfg.testDatabases); err != nil {
+		return err
+	}
+	return dropRole(ctx, conn, s.db)
 }
 
 // dropDatabase drops db over q: WITH (FORCE) on 13+ (version is

@@ -36,9 +36,11 @@ func roleState(ctx context.Context, q querier, role string) (exists, ours bool, 
 }
 
 // ensureRole creates the slice's LOGIN role, or sets the password of the
-// one binky made before. A role of that name that binky did not make is a
-// conflict: binky never takes over a role it cannot tell is its own.
-func (p *Postgres) ensureRole(ctx context.Context, srv *server, role, sliceName string) error {
+// one binky made before; createdb (config test_databases) gives it
+// CREATEDB, and its absence takes it back. A role of that name that binky
+// did not make is a conflict: binky never takes over a role it cannot tell
+// is its own.
+func (p *Postgres) ensureRole(ctx context.Context, srv *server, role, sliceName string, createdb bool) error {
 	verifier, _, err := p.credentials(ctx, srv, sliceName)
 	if err != nil {
 		return err
@@ -51,16 +53,19 @@ func (p *Postgres) ensureRole(ctx context.Context, srv *server, role, sliceName 
 	case exists && !ours:
 		return foreignRole(role)
 	case exists:
-		return setPassword(ctx, srv.pool, role, verifier)
+		if err := setPassword(ctx, srv.pool, role, verifier); err != nil {
+			return err
+		}
+		return setCreateDB(ctx, srv.pool, role, createdb)
 	}
 	pw, err := literal(verifier)
 	if err != nil {
 		return err
 	}
-	_, err = srv.pool.Exec(ctx, "CREATE ROLE "+ident(role)+" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD "+pw)
+	_, err = srv.pool.Exec(ctx, "CREATE ROLE "+ident(role)+" LOGIN NOSUPERUSER "+createDBOption(createdb)+" NOCREATEROLE NOREPLICATION PASSWORD "+pw)
 	if pgCode(err) == codeDuplicateObject {
 		// Made at the same moment by another provision; check it is ours.
-		return p.ensureRole(ctx, srv, role, sliceName)
+		return p.ensureRole(ctx, srv, role, sliceName, createdb)
 	}
 	if err != nil {
 		return fmt.Errorf("create role %q: %w", role, err)
@@ -116,6 +121,24 @@ func setPassword(ctx context.Context, q querier, role, verifier string) error {
 	}
 	if _, err := q.Exec(ctx, "ALTER ROLE "+ident(role)+" PASSWORD "+pw); err != nil {
 		return fmt.Errorf("set the password of role %q: %w", role, err)
+	}
+	return nil
+}
+
+// createDBOption is the role option that gives (test_databases) or
+// withholds CREATEDB.
+func createDBOption(createdb bool) string {
+	if createdb {
+		return "CREATEDB"
+	}
+	return "NOCREATEDB"
+}
+
+// setCreateDB gives role CREATEDB or takes it back, so that turning
+// test_databases off takes effect at the next provision.
+func setCreateDB(ctx context.Context, q querier, role string, createdb bool) error {
+	if _, err := q.Exec(ctx, "ALTER ROLE "+ident(role)+" "+createDBOption(createdb)); err != nil {
+		return fmt.Errorf("set %s on role %q: %w", createDBOption(createdb), role, err)
 	}
 	return nil
 }

@@ -79,8 +79,9 @@ func TestOwnerRolePasswordAuthenticates(t *testing.T) {
 // privateScramServer starts a throwaway PostgreSQL on a free loopback port
 // with scram-sha-256 for every connection, stopped and removed when the
 // test ends, and returns its admin URL. When initdb is missing it fails
-// under CI=true and skips otherwise.
-func privateScramServer(t *testing.T) string {
+// under CI=true and skips otherwise. settings ("name=value") are passed
+// to the server as -c options.
+func privateScramServer(t *testing.T, settings ...string) string {
 	t.Helper()
 	bin := pgBinDir()
 	if bin == "" {
@@ -127,6 +128,9 @@ func privateScramServer(t *testing.T) string {
 	run(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "scram-sha-256", "--pwfile", pwfile, "--no-sync", "-E", "UTF8")
 	port := freePort(t)
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir)
+	for _, kv := range settings {
+		opts += " -c " + kv
+	}
 	run(filepath.Join(bin, "pg_ctl"), "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "30", "start")
 	t.Cleanup(func() {
 		cmd := exec.Command(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop")

@@ -88,7 +88,8 @@ func (c *config) debs(p Platform, bins built, mods []family, x *extras) error {
 		"block of ports, supervised processes, stable .localhost URLs and an\n" +
 		"isolated slice of the servers already running. Adapters, packaged as\n" +
 		"binky-adapter-<family>, carve the slices."
-	if err := c.deb(p, stage, "binky", desc, contents, nfpm.Scripts{PostInstall: script}); err != nil {
+	// git makes and lists the worktrees; sh runs every service and hook.
+	if err := c.deb(p, stage, "binky", desc, contents, nfpm.Scripts{PostInstall: script}, binkyDepends); err != nil {
 		return err
 	}
 	for _, f := range mods {
@@ -104,7 +105,8 @@ func (c *config) debs(p Platform, bins built, mods []family, x *extras) error {
 			"Installs %s into %s, where binky finds\n"+
 			"adapters without any change to PATH.", plural(len(names)), strings.Join(names, ", "),
 			strings.Join(f.Binaries, ", "), SystemAdapterDir)
-		if err := c.deb(p, stage, "binky-adapter-"+f.Name, desc, contents, nfpm.Scripts{}); err != nil {
+		// An adapter is run by binky: nothing else uses it.
+		if err := c.deb(p, stage, "binky-adapter-"+f.Name, desc, contents, nfpm.Scripts{}, []string{"binky"}); err != nil {
 			return err
 		}
 	}
@@ -118,8 +120,11 @@ func plural(n int) string {
 	return "s"
 }
 
-// deb writes one package, adding its copyright file.
-func (c *config) deb(p Platform, stage, name, desc string, contents files.Contents, scripts nfpm.Scripts) error {
+// binkyDepends are the packages binky's own package depends on.
+var binkyDepends = []string{"git"}
+
+// deb writes one package depending on depends, adding its copyright file.
+func (c *config) deb(p Platform, stage, name, desc string, contents files.Contents, scripts nfpm.Scripts, depends []string) error {
 	copyright := fmt.Sprintf("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"+
 		"Upstream-Name: binky\nSource: %s\n\nFiles: *\nCopyright: The Binky authors\nLicense: Apache-2.0\n"+
 		" On Debian systems, the full text of the Apache License 2.0 is in\n /usr/share/common-licenses/Apache-2.0.\n", homepage)
@@ -142,7 +147,7 @@ func (c *config) deb(p Platform, stage, name, desc string, contents files.Conten
 		Homepage:      homepage,
 		License:       "Apache-2.0",
 		MTime:         c.mtime,
-		Overridables:  nfpm.Overridables{Contents: contents, Umask: 0o022, Scripts: scripts},
+		Overridables:  nfpm.Overridables{Contents: contents, Umask: 0o022, Scripts: scripts, Depends: depends},
 	})
 	if err := nfpm.PrepareForPackager(info, "deb"); err != nil {
 		return fmt.Errorf("package %s: %w", name, err)

@@ -91,6 +91,10 @@ func TestBinkyDebMakesLeaseDir(t *testing.T) {
 	if got := string(control["./postinst"]); !strings.Contains(got, "systemd-tmpfiles --create "+TmpfilesConf) {
 		t.Errorf("postinst:\n%s\nwant it to run systemd-tmpfiles --create %s", got, TmpfilesConf)
 	}
+	// Issue 40: the package declared no dependency, not even git.
+	if got := string(control["./control"]); !strings.Contains(got, "\nDepends: git\n") {
+		t.Errorf("control:\n%s\nwant Depends: git", got)
+	}
 }
 
 // arMembers reads the members of an ar archive (a .deb) by name.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 
 	"github.com/binkyhq/binky/host/api"
@@ -31,4 +32,24 @@ func WorldRef(name, project string) api.WorldRef {
 // from; it never uses its own.
 func CallerEnv() map[string]string {
 	return api.EnvMap(os.Environ())
+}
+
+// Ask runs a read-only call (env, status) against home's daemon with the
+// call itself as the ping: a running daemon answers in one round trip
+// instead of two (issue 44). When the call fails without the daemon's
+// answer — nothing listens, or the daemon hung up — it is asked again
+// the way Client asks: the daemon pinged until it settles, started when
+// none runs, and Client's error returned as Client's caller would. A
+// daemon's own error (an *api.Error in call's error) is call's answer.
+func Ask(ctx context.Context, home string, call func(*api.Client) error) error {
+	err := call(&api.Client{Home: home})
+	var answered *api.Error
+	if err == nil || errors.As(err, &answered) || ctx.Err() != nil {
+		return err
+	}
+	cl, err := Client(ctx, home)
+	if err != nil {
+		return err
+	}
+	return call(cl)
 }

@@ -20,12 +20,14 @@ type Doctor struct {
 
 // Logs is `binky logs`'s arguments.
 type Logs struct {
-	Worktree string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
-	Project  string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
-	Service  string `arg:"" optional:"" help:"One service; default: all of the world's services."`
-	Follow   bool   `short:"f" help:"Keep printing new lines, across log rolls."`
-	Lines    int    `short:"n" default:"100" help:"How many past lines to print (0: all kept)."`
-	JSON     bool   `help:"Print one JSON object per line: {\"service\",\"line\"} (redacted like the text)."`
+	Worktree   string `arg:"" optional:"" help:"Worktree name or branch; default: the worktree you stand in."`
+	Project    string `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
+	Service    string `arg:"" optional:"" help:"One service; default: all of the world's services."`
+	Follow     bool   `short:"f" help:"Keep printing new lines, across log rolls."`
+	Lines      int    `short:"n" default:"-1" help:"How many past lines to print (0: all kept; default 100, or all with --since)."`
+	Since      string `help:"Only lines written since then: a duration (10m, 2h) or a time (RFC 3339, 2026-12-07T12:00:00Z)." placeholder:"WHEN"`
+	Timestamps bool   `short:"t" help:"Start each line with the time it was written (to the second; see docs/architecture.md)."`
+	JSON       bool   `help:"Print one JSON object per line: {\"service\",\"time\",\"line\"} (redacted like the text)."`
 }
 
 // Trust is `binky trust`'s flags.

@@ -31,7 +31,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // the verb's Run. It returns the exit status. Both binaries print as
 // "binky": binkyd is binky's other half, not a command of its own.
 func Main(args []string, grammar any, home *string, bind func(ctx context.Context, home string) any, opts ...kong.Option) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := Signals()
 	defer stop()
 
 	opts = append([]kong.Option{
@@ -66,20 +66,34 @@ func Main(args []string, grammar any, home *string, bind func(ctx context.Contex
 			code = 2
 			return
 		}
-		if rerr := kctx.Run(bind(ctx, HomeDir(*home))); rerr != nil {
-			var ee *ExitError
-			if errors.As(rerr, &ee) {
-				if ee.Err != nil {
-					fmt.Fprintln(os.Stderr, "binky:", ee.Err)
-				}
-				code = ee.Code
-				return
-			}
-			fmt.Fprintln(os.Stderr, "binky:", rerr)
-			code = 1
-		}
+		code = ExitCode(kctx.Run(bind(ctx, HomeDir(*home))))
 	}()
 	return code
+}
+
+// Signals is the context every verb runs under: cancelled on an interrupt
+// or SIGTERM (the one owner of signals, for Main and for binky's fast
+// path alike).
+func Signals() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// ExitCode is the exit status of a verb's Run returning err, after
+// printing err as Main does: an ExitError's code (and its Err, when set),
+// 1 for any other error, 0 for none.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintln(os.Stderr, "binky:", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(os.Stderr, "binky:", err)
+	return 1
 }
 
 // exitPanic lets kong's exit (after --help or --version) unwind to Main.

@@ -137,7 +137,7 @@ func isRule(cells []string) bool {
 // inlinePlain is inline without fonts (for .SH lines).
 func inlinePlain(s string) string {
 	s = strings.NewReplacer("`", "", "**", "").Replace(s)
-	return escape(mdLink.ReplaceAllString(s, "$1"))
+	return escape(mdLink().ReplaceAllString(s, "$1"))
 }
 
 // escapeCode protects a line of a code block.

@@ -3,6 +3,7 @@ package man
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // escape makes text safe in roff: backslashes doubled, a leading dot or
@@ -17,20 +18,20 @@ func escape(s string) string {
 }
 
 var (
-	codeSpan = regexp.MustCompile("`([^`]*)`")
-	mdLink   = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	strong   = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	emph     = regexp.MustCompile(`\*([^*\s][^*]*)\*`)
+	codeSpan = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]*)`") })
+	mdLink   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`) })
+	strong   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*([^*]+)\*\*`) })
+	emph     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*([^*\s][^*]*)\*`) })
 )
 
 // inline turns one line of Markdown into roff: code spans bold, links their
 // text, emphasis italic. The result is escaped.
 func inline(s string) string {
-	s = mdLink.ReplaceAllString(s, "$1")
+	s = mdLink().ReplaceAllString(s, "$1")
 	s = escape(s)
-	s = codeSpan.ReplaceAllString(s, `\fB$1\fR`)
-	s = strong.ReplaceAllString(s, `\fB$1\fR`)
-	s = emph.ReplaceAllString(s, `\fI$1\fR`)
+	s = codeSpan().ReplaceAllString(s, `\fB$1\fR`)
+	s = strong().ReplaceAllString(s, `\fB$1\fR`)
+	s = emph().ReplaceAllString(s, `\fI$1\fR`)
 	s = strings.ReplaceAll(s, "<!--", "")
 	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
 		s = `\&` + s

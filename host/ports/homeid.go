@@ -1,23 +1,18 @@
-package daemon
+package ports
 
 import (
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/binkyhq/binky/host/ports"
 )
 
-// HomeIDFile is where a home's id is mirrored in plain text, so that any
-// binky process on the machine — another home's daemon deciding whether a
-// port lease is stale — can tell a live home from a gone or recreated one
+// WriteHomeID mirrors id into home's HomeIDFile, replacing a different or
+// partial one atomically: the daemon writes it at start, so that any binky
+// process on the machine — another home's daemon deciding whether a port
+// lease is stale — can tell a live home from a gone or recreated one
 // without opening its registry.
-const HomeIDFile = ports.HomeIDFile
-
-// writeHomeID mirrors id into home/home.id, replacing a different or
-// partial one atomically.
-func writeHomeID(home, id string) error {
+func WriteHomeID(home, id string) error {
 	path := filepath.Join(home, HomeIDFile)
 	if b, err := os.ReadFile(path); err == nil && string(bytes.TrimSpace(b)) == id {
 		return nil

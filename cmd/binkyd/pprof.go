@@ -1,6 +1,6 @@
 //go:build pprof
 
-package daemon
+package main
 
 import (
 	"context"
@@ -9,27 +9,28 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // startPprof serves Go's profiling endpoints (/debug/pprof/) on the
-// loopback address Options.Pprof (BINKY_PPROF), for measuring the daemon
-// and its proxy (benchmarks/proxy/run.sh PPROF=1). It exists only in a
-// daemon built with -tags pprof (the profiler adds about 0.4 MiB to a
+// loopback address addr (BINKY_PPROF) until ctx ends, for measuring the
+// daemon and its proxy (benchmarks/proxy/run.sh PPROF=1). It exists only
+// in a binkyd built with -tags pprof (the profiler adds about 0.4 MiB to a
 // binary that is resident whole), is off unless the address is set, and
 // refuses one that is not loopback: profiles show request paths and
 // command lines.
-func (d *Daemon) startPprof(ctx context.Context) {
-	addr := d.opts.Pprof
+func startPprof(ctx context.Context, addr string, log hclog.Logger) {
 	if addr == "" {
 		return
 	}
 	if err := loopbackOnly(addr); err != nil {
-		d.log.Warn("pprof not served: BINKY_PPROF must be a loopback host:port such as 127.0.0.1:6060", "addr", addr, "error", err)
+		log.Warn("pprof not served: BINKY_PPROF must be a loopback host:port such as 127.0.0.1:6060", "addr", addr, "error", err)
 		return
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		d.log.Warn("pprof not served: free the port or pick another BINKY_PPROF address", "addr", addr, "error", err)
+		log.Warn("pprof not served: free the port or pick another BINKY_PPROF address", "addr", addr, "error", err)
 		return
 	}
 	mux := http.NewServeMux()
@@ -45,10 +46,10 @@ func (d *Daemon) startPprof(ctx context.Context) {
 	}()
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			d.log.Warn("pprof listener stopped", "addr", addr, "error", err)
+			log.Warn("pprof listener stopped", "addr", addr, "error", err)
 		}
 	}()
-	d.log.Info("pprof served (BINKY_PPROF)", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	log.Info("pprof served (BINKY_PPROF)", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
 }
 
 // loopbackOnly accepts host:port whose host is a loopback IP or localhost.

@@ -1,4 +1,4 @@
-package daemon
+package ports
 
 import (
 	"bytes"
@@ -8,14 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/binkyhq/binky/host/ports"
 )
 
-// addrHolder names who holds a listen address the proxy could not bind:
-// another binky home's daemon by its home id and directory, else the
-// program (ports.Owner), else "" (not visible to this user).
-func addrHolder(addr string) string {
+// AddrHolder names who holds a listen address the proxy could not bind
+// (proxy.Options.Holder): another binky home's daemon by its home id and
+// directory, else the program (Owner), else "" (not visible to this user).
+func AddrHolder(addr string) string {
 	_, p, err := net.SplitHostPort(addr)
 	if err != nil {
 		return ""
@@ -24,7 +22,7 @@ func addrHolder(addr string) string {
 	if err != nil {
 		return ""
 	}
-	pid := ports.OwnerPid(port)
+	pid := OwnerPid(port)
 	if pid == 0 {
 		return ""
 	}
@@ -35,7 +33,7 @@ func addrHolder(addr string) string {
 		}
 		return fmt.Sprintf("the proxy of binky home %s (%s), pid %d", id, home, pid)
 	}
-	return ports.Owner(port)
+	return Owner(port)
 }
 
 // daemonHome is the BINKY_HOME of pid when pid is a binky daemon whose

@@ -191,8 +191,11 @@ func (j *Job) adopt(pid uint32) error {
 // waits for it: when it exits, whatever it started is ended at once (so no
 // leftover holds its output open), and if the daemon dies first, the job
 // dies with it. A cmd made by exec.CommandContext is cancelled by
-// terminating the whole job. When no job can be made (a parent job that
-// forbids nesting, on Windows before 8), cmd runs as cmd.Run would.
+// terminating the whole job. A parent job that forbids nesting (Windows
+// before 8) does not stop the job's creation but its assignment
+// (AssignProcessToJobObject fails): Run then returns that error, having
+// killed the suspended process, and the command has not run. Only when no
+// job can be created at all does cmd run as cmd.Run would.
 func Run(cmd *exec.Cmd) error {
 	j, err := Create("", true)
 	if err != nil {

@@ -195,7 +195,7 @@ func isOneToken(s string) bool {
 func shVariable(s string) (name string, n int) {
 	if strings.HasPrefix(s, "${") {
 		end := strings.IndexByte(s, '}')
-		if end < 0 || !envNameRE.MatchString(s[2:end]) {
+		if end < 0 || !envNameRE().MatchString(s[2:end]) {
 			return "", 0
 		}
 		return s[2:end], end + 1

@@ -99,7 +99,9 @@ lint:
 # test-windows: the Windows test tier (scripts/test-windows,
 # docs/windows.md): every package's tests and the product cross-built for
 # windows/amd64 and run under Wine (installed from Debian when missing),
-# pass/fail/skip per package. CI runs it beside `make test` (.ci/run).
+# pass/fail/skip per package. CI runs it beside `make test` (.ci/run),
+# then its end-to-end step, `scripts/test-windows ./e2e` (e2e's
+# TestWindows* tests, with the tier's git.exe bridge).
 test-windows:
 	@GO=$(GO) BIN=$(BIN) bash scripts/test-windows
 

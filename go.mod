@@ -10,6 +10,7 @@ require (
 	github.com/binkyhq/binky/sdk v0.0.0-00010101000000-000000000000
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/caddyserver/certmagic v0.25.6
+	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/mark3labs/mcp-go v1.2.1
@@ -17,6 +18,7 @@ require (
 	github.com/smallstep/truststore v0.13.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/sys v0.48.0
+	golang.org/x/term v0.46.0
 	gopkg.in/yaml.v3 v3.0.1
 	zombiezen.com/go/sqlite v1.4.2
 )

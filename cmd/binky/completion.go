@@ -144,6 +144,9 @@ func complete(root *kong.Node, words []string, live names) []string {
 		}
 	case len(positional) < len(node.Positional):
 		out = positionalValues(node.Positional[len(positional)], positional, flags, live)
+	case len(node.Positional) > 0 && node.Positional[len(node.Positional)-1].Name == "services":
+		// SERVICE… takes as many as the world has.
+		out = positionalValues(node.Positional[len(node.Positional)-1], positional, flags, live)
 	}
 	var kept []string
 	for _, s := range out {
@@ -223,9 +226,12 @@ func positionalValues(p *kong.Positional, before []string, flags map[string]stri
 			out = append(out, w.Worktree, w.Branch)
 		}
 		return out
-	case "service":
+	case "service", "services":
 		name := ""
-		if len(before) > 0 {
+		switch {
+		case p.Name == "services" && len(before) > 0:
+			name = before[0] // restart, stop, start: WORKTREE SERVICE…
+		case len(before) > 0:
 			name = before[len(before)-1]
 		}
 		w := live.world(name, flags["project"])

@@ -46,7 +46,7 @@ func TestComplete(t *testing.T) {
 		words []string
 		want  string
 	}{
-		{[]string{"st"}, "status"},
+		{[]string{"st"}, "start status stop"},
 		{[]string{"co"}, "completion"},
 		{[]string{""}, "adapter adapters check completion daemon doctor down env golden init logs mcp remove reserve reset status trust up verify"},
 		{[]string{"completion", ""}, "bash fish zsh"},
@@ -59,6 +59,8 @@ func TestComplete(t *testing.T) {
 		{[]string{"logs", "-n", "5", "feat-a-222222", ""}, "web"},
 		{[]string{"logs", "feat-a-111111", "api", ""}, ""},
 		{[]string{"reset", "feat-a-111111", "d"}, "db"},
+		{[]string{"stop", "feat-a-111111", ""}, "api db"},
+		{[]string{"restart", "feat-a-222222", "web", ""}, "web"},
 		{[]string{"golden", ""}, "drop list rebuild"},
 		{[]string{"__compl"}, ""}, // hidden
 	} {

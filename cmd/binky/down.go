@@ -59,7 +59,7 @@ func (c *removeCmd) Run(g *globals) error {
 	}
 	fmt.Printf("%s/%s removed in %.1fs (%s)\n", w.Project, w.Worktree, time.Since(start).Seconds(), what)
 	if len(w.Left) > 0 {
-		fmt.Fprintf(os.Stderr, "binky forgot %d slice(s) it did not destroy; they are still on their servers:\n", len(w.Left))
+		fmt.Fprintf(os.Stderr, "binky forgot %d thing(s) of the world it could not end or destroy; they are still where it says:\n", len(w.Left))
 		for _, l := range w.Left {
 			fmt.Fprintf(os.Stderr, "  %s\n", l)
 		}

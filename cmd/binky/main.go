@@ -35,13 +35,15 @@ type grammar struct {
 	Run      runCmd          `cmd:"" help:"Run a command in a world's environment once the jobs queue has room: binky run WORKTREE -- CMD [ARGS…]."`
 	Reset    resetCmd        `cmd:"" help:"Put a world's slices back to the golden state."`
 	Restart  restartCmd      `cmd:"" help:"Restart a world's services (the named ones, or all) in dependency order, waiting for each to be healthy."`
+	Stop     stopCmd         `cmd:"" help:"Stop services of a world and keep them stopped: binky up leaves them so until binky start."`
+	Start    startCmd        `cmd:"" help:"Start services binky stop stopped, waiting for each to be healthy."`
 	Golden   goldenCmd       `cmd:"" help:"List, rebuild or drop golden templates (golden list, golden drop NAME|--project P)."`
 	Reserve  reserveCmd      `cmd:"" help:"Show or set the admission bounds: free RAM and disk kept in reserve, and max_parallel."`
 	Trust    handoffTrust    `cmd:"" help:"Install Binky's local CA into the system and browser trust stores (--uninstall removes it)."`
 	Adapters handoffAdapters `cmd:"" help:"List the adapters found on PATH, in $BINKY_HOME/adapters and in the system adapter directory: name, aliases, version, tiers, clone, protocol, where each came from, binary."`
 	Adapter  handoffAdapter  `cmd:"" help:"Act on one adapter (adapter test NAME runs the conformance suite)."`
 	Hook     hookCmd         `cmd:"" help:"Plug into agent tools: hook claude create|remove, hook up|down, hook install claude|worktrunk (docs/agents.md)."`
-	Mcp      handoffMcp      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, ports, verify, run, logs, reset, restart; world env and log resources)."`
+	Mcp      handoffMcp      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, ports, verify, run, logs, reset, restart, stop, start; world env and log resources)."`
 
 	Completion completionCmd `cmd:"" help:"Print a shell completion script: binky completion bash|zsh|fish (completes verbs, flags, and live worktree and service names)."`
 	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Complete a command line (called by the completion scripts)."`

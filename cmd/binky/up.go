@@ -23,6 +23,8 @@ type upCmd struct {
 	Only    []string `xor:"select" sep:"," placeholder:"SVC,..." help:"Run only these services, and what they need; recorded with the world."`
 	Except  []string `xor:"select" sep:"," placeholder:"SVC,..." help:"Run every service but these; recorded with the world."`
 	All     bool     `xor:"select" help:"Run every service again (a world keeps its --profile, --only or --except otherwise)."`
+	// NewBranch: a name that is an existing world's name means that world.
+	NewBranch bool `name:"new-branch" help:"Make BRANCH a new branch even when it is the name of an existing world (up feat-c otherwise brings up the world of feat/c)."`
 }
 
 func (c *upCmd) Run(g *globals) error {
@@ -30,7 +32,7 @@ func (c *upCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait, DryRun: c.DryRun, Prune: c.Prune,
+	args := api.UpArgs{Dir: wd, Branch: c.Branch, Env: cli.CallerEnv(), NoWait: c.NoWait, DryRun: c.DryRun, Prune: c.Prune, NewBranch: c.NewBranch,
 		Profile: c.Profile, Only: c.Only, Except: c.Except, All: c.All}
 	cl, err := g.client()
 	if err != nil {

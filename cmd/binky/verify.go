@@ -79,7 +79,7 @@ type resetCmd struct {
 }
 
 type restartCmd struct {
-	Worktree string   `arg:"" help:"Worktree name or branch (. for the worktree you stand in)."`
+	Worktree string   `arg:"" optional:"" help:"Worktree name or branch; default (or .): the worktree you stand in, where a service name alone works too."`
 	Services []string `arg:"" optional:"" help:"Services to restart; default: every cmd service of the world."`
 	Project  string   `help:"The project the worktree belongs to, when two projects have a worktree of that name." placeholder:"NAME"`
 	Quiet    bool     `short:"q" help:"No live progress."`

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -89,6 +90,9 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		ds = append(ds, config.CheckAdapterNames(path, string(src), cfg, known)...)
 		ds = append(ds, config.CheckEnvFiles(path, envFileRoots(ctx, filepath.Dir(path)), cfg)...)
 		ds = append(ds, warm.Check(ctx, path, path, cfg)...)
+		if c.Target == "windows" && runtime.GOOS != "windows" { // on Windows, Load reported them
+			ds = append(ds, config.CheckWindows(path, string(src), cfg)...)
+		}
 		slices.SortStableFunc(ds, func(a, b config.Diagnostic) int { return a.Line - b.Line })
 	}
 	if c.JSON {

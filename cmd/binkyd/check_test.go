@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/binkyhq/binky/cmd/internal/cli"
 
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -212,5 +214,36 @@ func TestCheckTooDeep(t *testing.T) {
 	code, out, errOut := runCaptured(t, "check", file)
 	if code != 2 || out != "" || !strings.Contains(errOut, "binky.toml:15:") || !strings.Contains(errOut, "nested deeper than") {
 		t.Errorf("exit %d stdout %q stderr %q; want exit 2 and binky.toml:15: … nested deeper than …", code, out, errOut)
+	}
+}
+
+// TestCheckTargetWindows: check --target windows reports what cmd.exe
+// reads differently, with the line, and fails on a multi-line command;
+// the shipped demo is clean.
+func TestCheckTargetWindows(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("on Windows every check reports these (TestCheckWindows in host/config)")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "binky.toml")
+	os.WriteFile(file, []byte("[project]\nname = \"p\"\n\n[services.web]\ncmd = \"serve --name '${worktree.name}'\"\nurl = \"web\"\n\n[agents]\nverify = [\"\"\"\nfirst\nsecond\"\"\"]\n"), 0o644)
+	var out, errOut bytes.Buffer
+	if err := (&checkCmd{Check: cli.Check{Path: file}}).run(context.Background(), &out, &errOut); err != nil {
+		t.Fatalf("check without --target: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	err := (&checkCmd{Check: cli.Check{Path: file, Target: "windows"}}).run(context.Background(), &out, &errOut)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.Code != 1 {
+		t.Fatalf("check --target windows = %v; want exit 1\n%s", err, out.String())
+	}
+	for _, w := range []string{`binky.toml:5: warning: services.web.cmd quotes '${worktree.name}' with single quotes`, `(write "${worktree.name}"`, "binky.toml:9: error: agents.verify[0] has 2 lines"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("check --target windows lacks %q:\n%s", w, out.String())
+		}
+	}
+	out.Reset()
+	if err := (&checkCmd{Check: cli.Check{Path: filepath.Join("..", "..", "examples", "demo", "binky.toml"), Target: "windows"}}).run(context.Background(), &out, &errOut); err != nil || out.Len() > 0 {
+		t.Errorf("check --target windows of the demo = %v:\n%s", err, out.String())
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // SocketName is the daemon's socket file inside BINKY_HOME.
@@ -32,6 +34,29 @@ func Socket(home string) string { return filepath.Join(home, SocketName) }
 type Handlers struct {
 	Progress func(Progress)
 	Output   func(Output)
+	// Attach is called once, when a run that asked for stdin starts its
+	// command: from then on the handler may send input with in (from
+	// another goroutine; in is safe for concurrent use and fails once the
+	// call ended).
+	Attach func(a Attach, in *InputWriter)
+}
+
+// InputWriter sends Input lines to the daemon after the request.
+type InputWriter struct {
+	mu   sync.Mutex
+	conn io.Writer
+}
+
+// Send writes one Input line.
+func (w *InputWriter) Send(in Input) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err = w.conn.Write(append(b, '\n'))
+	return err
 }
 
 // Call sends one request and waits for the final frame, passing progress and
@@ -78,6 +103,10 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 		case f.Output != nil:
 			if h.Output != nil {
 				h.Output(*f.Output)
+			}
+		case f.Attach != nil:
+			if h.Attach != nil {
+				h.Attach(*f.Attach, &InputWriter{conn: conn})
 			}
 		case f.Error != nil:
 			return f.Error

@@ -135,5 +135,30 @@ func ListenPipe(homeID string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", PipeName(homeID), err)
 	}
+	takePlaceholder(PipeName(homeID))
 	return ln, nil
+}
+
+// takePlaceholder opens the listener's first pipe instance once, with no
+// access rights, and closes it, before any Accept. go-winio makes that
+// first instance without read or write access so that it refuses clients
+// and serves only to hold the name; its Accepts wait on the instances it
+// makes next. Where the pipe file system does not honour that (Wine 8, and
+// Windows 7: go-winio issues #173 and #313), the first client connects to
+// the placeholder, which nobody ever accepts, and hangs: the daemon lost
+// its first caller. Taken here, the placeholder is connected and closed by
+// us, and every client reaches an instance an Accept waits on. On Windows
+// 10 and later the open fails with ERROR_PIPE_BUSY (the placeholder
+// refuses it, as meant), which changes nothing; any failure is ignored for
+// the same reason.
+func takePlaceholder(name string) {
+	p, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return
+	}
+	h, err := windows.CreateFile(p, 0, 0, nil, windows.OPEN_EXISTING, 0, 0)
+	if err != nil {
+		return // ERROR_PIPE_BUSY on Windows 10+: the placeholder refuses clients
+	}
+	windows.CloseHandle(h)
 }

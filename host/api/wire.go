@@ -22,6 +22,10 @@ const (
 	OpGolden  = "golden"
 	OpReserve = "reserve"
 	OpRun     = "run"
+	// OpStopService and OpStartService stop and start named services of a
+	// world (ServicesArgs); a stopped one stays stopped across up.
+	OpStopService  = "stop_service"
+	OpStartService = "start_service"
 )
 
 // Request is the first and only line a client sends.
@@ -36,6 +40,31 @@ type Frame struct {
 	Output   *Output         `json:"output,omitempty"`
 	Result   json.RawMessage `json:"result,omitempty"`
 	Error    *Error          `json:"error,omitempty"`
+	// Attach says the command of a run that asked for stdin has started:
+	// from now on the caller may send Input lines (docs/architecture.md
+	// "The wire").
+	Attach *Attach `json:"attach,omitempty"`
+}
+
+// Attach is sent once, when a run with Stdin or TTY starts its command.
+type Attach struct {
+	TTY bool `json:"tty,omitempty"`
+}
+
+// Input is one line a caller sends after its request, once it got Attach:
+// bytes for the command's stdin, the end of it, or the terminal's new size.
+// Before Attach, and for ops that asked for no input, the daemon reads
+// and drops what the caller sends (it only watches for a hang-up).
+type Input struct {
+	Data []byte   `json:"data,omitempty"` // base64 on the wire
+	EOF  bool     `json:"eof,omitempty"`  // stdin ended (a pipe); a terminal sends ^D instead
+	Size *Winsize `json:"size,omitempty"`
+}
+
+// Winsize is a terminal's size.
+type Winsize struct {
+	Rows uint16 `json:"rows"`
+	Cols uint16 `json:"cols"`
 }
 
 // Progress reports a step of a long operation.
@@ -55,6 +84,10 @@ type Output struct {
 	Check  int    `json:"check"`
 	Stream string `json:"stream"`
 	Data   string `json:"data"`
+	// Offset is, for a binky run whose output goes to its journal, the
+	// byte offset in that stream's file after this chunk: a caller that
+	// follows the run again after a daemon restart resumes from there.
+	Offset int64 `json:"offset,omitempty"`
 }
 
 // Error is a failed call. Code is a short machine-readable class.
@@ -129,6 +162,9 @@ type UpArgs struct {
 	Only    []string `json:"only,omitempty"`
 	Except  []string `json:"except,omitempty"`
 	All     bool     `json:"all,omitempty"`
+	// NewBranch makes Branch a new branch even when it is the name of an
+	// existing world (which it otherwise means: up feat-c is up feat/c).
+	NewBranch bool `json:"new_branch,omitempty"`
 }
 
 // DownArgs stops a world's processes.
@@ -171,6 +207,12 @@ type RestartArgs struct {
 	Services []string `json:"services,omitempty"`
 }
 
+// ServicesArgs names services of a world (binky stop, binky start).
+type ServicesArgs struct {
+	WorldRef
+	Services []string `json:"services,omitempty"`
+}
+
 // RunArgs runs one command in a world's environment (as verify does),
 // through the jobs queue (docs/admission.md). Exactly one of Argv (run as
 // is, no shell) and Command (run by the shell) is set.
@@ -178,7 +220,23 @@ type RunArgs struct {
 	WorldRef
 	Argv    []string `json:"argv,omitempty"`
 	Command string   `json:"command,omitempty"`
+	// Stdin attaches the caller's stdin: the daemon sends Attach when the
+	// command starts, and the caller sends Input lines (binky run -i).
+	Stdin bool `json:"stdin,omitempty"`
+	// TTY runs the command on a terminal (a pty) of this size, its stdin,
+	// stdout and stderr all on it; output comes as stdout (binky run -t).
+	TTY *Winsize `json:"tty,omitempty"`
+	// Resume follows the journaled run of this id again (after the daemon
+	// that ran it went away) instead of starting a command: its output
+	// from Offsets (stdout, stderr), then its result, or why it never
+	// started. The other fields are ignored.
+	Resume  string   `json:"resume,omitempty"`
+	Offsets [2]int64 `json:"offsets,omitzero"`
 }
+
+// ProgressRunID is the progress step that gives a binky run's journal id
+// (its Message), before it queues: the id RunArgs.Resume takes.
+const ProgressRunID = "run"
 
 // RunResult is how a run ended.
 type RunResult struct {
@@ -280,7 +338,8 @@ type World struct {
 	// kept or pruned, each with why.
 	Plan *Plan `json:"plan,omitempty"`
 	// Left lists, after remove --force, each slice that could not be
-	// destroyed and was forgotten: which, on which server, and why.
+	// destroyed and was forgotten (which, on which server, and why), and
+	// processes it could not end or a worktree git would not remove.
 	Left     []string  `json:"left,omitempty"`
 	Ports    [2]int    `json:"ports"`
 	Services []Service `json:"services"`

@@ -188,6 +188,9 @@ func parse(name, src string) (cfg *Config, ds Diagnostics, err error) {
 	validate(d, cfg)
 	footguns(d, cfg)
 	admissionFootguns(d, cfg)
+	if nativeCmdExe {
+		cmdExeFootguns(d, cfg) // cmdexe.go
+	}
 	sortDiagnostics(d.diags)
 	return cfg, d.diags, nil
 }

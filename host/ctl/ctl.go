@@ -93,8 +93,8 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 	cmd.Stderr = logf
 	cmd.Dir = home
 	cmd.Env = os.Environ()
-	detach(cmd)
-	if err := cmd.Start(); err != nil {
+	cmd, err = startDetached(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("start daemon %s: %w", bin, err)
 	}
 	exited := make(chan error, 1)

@@ -7,7 +7,9 @@ import (
 	"syscall"
 )
 
-// detach puts the daemon in its own session so it outlives the terminal.
-func detach(cmd *exec.Cmd) {
+// startDetached starts the daemon in its own session so it outlives the
+// terminal.
+func startDetached(cmd *exec.Cmd) (*exec.Cmd, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd, cmd.Start()
 }

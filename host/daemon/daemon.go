@@ -127,6 +127,10 @@ func New(opts Options) *Daemon {
 		api.OpGolden:  d.writing(op(d, (*world.Engine).Golden), goldenWrites),
 		api.OpReserve: d.writing(op(d, (*world.Engine).Reserve), reserveWrites),
 		api.OpRun:     d.writing(op(d, (*world.Engine).Run), nil),
+
+		// binky stop and start: one service of a world.
+		api.OpStopService:  d.writing(op(d, (*world.Engine).StopServices), nil),
+		api.OpStartService: d.writing(op(d, (*world.Engine).StartServices), nil),
 	}
 	return d
 }

@@ -116,18 +116,11 @@ func (d *Daemon) readRequest(c net.Conn, s *stream) (*api.Request, bool) {
 	return &req, true
 }
 
-// watchHangUp tells s when the caller on c hangs up. The caller sends
-// nothing after its request: a read that returns means it hung up (or the
-// call ended and c was closed).
-func watchHangUp(c net.Conn, s *stream) {
-	var b [1]byte
-	for {
-		if _, err := c.Read(b[:]); err != nil {
-			s.HangUp()
-			return
-		}
-	}
-}
+// watchHangUp tells s when the caller on c hangs up: a read that returns
+// an error means it hung up (or the call ended and c was closed). What the
+// caller sends after its request goes to a run that attached its stdin
+// (world.Stream.ReadCaller), or nowhere.
+func watchHangUp(c net.Conn, s *stream) { s.ReadCaller(c) }
 
 // callOp runs the op's handler h and sends its result, or its error,
 // redacted, as the call's last frame.

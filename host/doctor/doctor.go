@@ -55,6 +55,7 @@ type check struct {
 // checks is every check, in the order they are printed.
 var checks = []check{
 	{"daemon", checkDaemon},
+	{"job", checkJob},
 	{"registry", checkRegistry},
 	{"adapters", checkAdapters},
 	{"adapter-paths", checkAdapterPaths},

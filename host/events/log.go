@@ -15,7 +15,8 @@ import (
 
 // Log appends events to events.log. It is safe for concurrent use, and
 // several processes may append to the same file: each event is one write to
-// a file opened with O_APPEND. A nil *Log drops every event.
+// a file opened with O_APPEND (on Windows also under the file's lock:
+// append_windows.go). A nil *Log drops every event.
 type Log struct {
 	path string
 	r    *redact.Redactor
@@ -76,7 +77,7 @@ func (l *Log) Emit(e Event) error {
 	if l.f == nil {
 		return fmt.Errorf("emit %s event to %s: log is closed", e.Event, l.path)
 	}
-	if _, err := l.f.Write(buf.Bytes()); err != nil {
+	if err := appendLine(l.f, buf.Bytes()); err != nil {
 		return fmt.Errorf("emit %s event to %s: %w", e.Event, l.path, err)
 	}
 	return nil

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/redact"
-	"github.com/binkyhq/binky/internal/wine"
 )
 
 func openLog(t *testing.T, r *redact.Redactor) (*Log, string) {
@@ -224,7 +223,6 @@ func TestTailSkipsGarbage(t *testing.T) {
 // TestConcurrentAppends has goroutines of this process and two other
 // processes append to one log at once; every line must be a whole event.
 func TestConcurrentAppends(t *testing.T) {
-	wine.Skip(t, "appends from two processes tore a line once under Wine (session 5 CI); whether Windows' FILE_APPEND_DATA writes are whole needs a real Windows machine (docs/windows.md)")
 	t.Parallel()
 	l, path := openLog(t, nil)
 	const perWriter = 200

@@ -1,7 +1,7 @@
 // Package mcp is `binky mcp`: a Model Context Protocol server over stdio
-// whose tools (up, down, status, env, ports, verify, logs, reset, restart, run)
-// call the same daemon API as the CLI (package api, through ctl.Ensure),
-// each defaulting to the world of the worktree the server runs in, and
+// whose tools (up, down, status, env, ports, verify, logs, reset, restart,
+// stop, start, run) call the same daemon API as the CLI (package api,
+// through ctl.Ensure), each defaulting to the world of the worktree the server runs in, and
 // whose resources are each world's env and recent logs (resources.go). It
 // owns the tool schemas,
 // turning daemon results into structured tool results with a one-line

@@ -102,6 +102,7 @@ func New(cfg Config) *Server {
 	handlers := map[string]server.ToolHandlerFunc{
 		ToolUp: s.up, ToolDown: s.down, ToolStatus: s.status, ToolEnv: s.env, ToolVerify: s.verify,
 		ToolLogs: s.logs, ToolReset: s.reset, ToolRestart: s.restart, ToolPorts: s.ports, ToolRun: s.run,
+		ToolStop: s.stop, ToolStart: s.start,
 	}
 	for _, t := range tools() {
 		s.mcp.AddTool(t, s.logged(t.Name, handlers[t.Name]))

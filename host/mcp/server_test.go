@@ -211,6 +211,8 @@ func TestToolsList(t *testing.T) {
 		"logs":    {"grep,lines,project,repo,service,worktree", ""},
 		"reset":   {"project,repo,service,worktree", ""},
 		"restart": {"project,repo,service,worktree", ""},
+		"stop":    {"project,repo,service,worktree", "service"},
+		"start":   {"project,repo,service,worktree", "service"},
 		"ports":   {"project,repo,worktree", ""},
 		"run":     {"command,project,repo,worktree", "command"},
 	}

@@ -154,6 +154,8 @@ func tools() []mcpgo.Tool {
 			}),
 		),
 		restartTool(),
+		stopTool(),
+		startTool(),
 		portsTool(),
 		runTool(),
 	}

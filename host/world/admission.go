@@ -36,6 +36,9 @@ func (e *Engine) StartAdmission(ctx context.Context, adm *admission.Controller, 
 	e.adm, e.bounds = adm, bounds
 	e.queue = &admission.Journal{Path: filepath.Join(e.home, QueueFile)}
 	e.settleLeftQueued(ctx)
+	// The binky runs an earlier daemon journaled (runs.go) take their
+	// places again before anyone is served.
+	defer e.ResumeRuns(ctx)
 	recs, err := e.reg.Worktrees(ctx)
 	if err != nil {
 		return

@@ -55,6 +55,16 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	if err != nil {
 		return err
 	}
+	grace := escapeGrace(e.stopConfig(rec))
+	// What the services run now, whatever group, session or environment
+	// it took: what is left of it once they are stopped escaped them.
+	var leaders []int
+	for _, sv := range svcs {
+		if st, ok := e.sup.State(e.SupKey(rec.Project, rec.Name, sv.Name)); sv.Kind == registry.KindCmd && ok && st.Pid > 0 && st.State.Live() {
+			leaders = append(leaders, st.Pid)
+		}
+	}
+	tree := supervisor.WorldTree(leaders)
 	var errs []error
 	for _, sv := range svcs {
 		if sv.Kind != registry.KindCmd {
@@ -74,7 +84,7 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	marker := supervisor.WorldMarker(e.homeID, rec.Project, rec.Name)
 	if pids := supervisor.MarkedProcesses(marker); len(pids) > 0 {
 		s.Progress("stop", "", fmt.Sprintf("ending %d more process(es) of the world: pid %s", len(pids), joinInts(pids)))
-		if left := supervisor.EndMarked(marker, syscall.SIGTERM, 10*time.Second); len(left) > 0 {
+		if left := supervisor.EndMarked(marker, syscall.SIGTERM, grace); len(left) > 0 {
 			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
 		}
 	}
@@ -82,8 +92,18 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	// session: a daemon a service double-forked, with a clean environment.
 	if pids := e.cgroups.Procs(rec.Project, rec.Name); len(pids) > 0 {
 		s.Progress("stop", "", fmt.Sprintf("ending %d process(es) left in the world's cgroup: pid %s", len(pids), joinInts(pids)))
-		if left := e.cgroups.End(rec.Project, rec.Name, 10*time.Second); len(left) > 0 {
+		if left := e.cgroups.End(rec.Project, rec.Name, grace); len(left) > 0 {
 			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(left), rec.Name))
+		}
+	}
+	// Without a cgroup, a descendant that left the service's session and
+	// cleared its marker is found by its parent: it was in the tree.
+	if left := supervisor.Survivors(tree); len(left) > 0 {
+		pids := joinInts(supervisor.Pids(left))
+		s.Progress("stop", "", fmt.Sprintf("ending %d process(es) of the world that left its session and cleared its marker: pid %s", len(left), pids))
+		e.events.Emit(events.Event{Event: events.ServiceEscaped, Project: rec.Project, Worktree: rec.Name, Detail: "left its session and cleared its marker: pid " + pids})
+		if still := supervisor.EndProcs(left, syscall.SIGTERM, grace); len(still) > 0 {
+			errs = append(errs, fmt.Errorf("pid %s of world %s still running after SIGKILL (end them with kill -9, then run this again)", joinInts(still), rec.Name))
 		}
 	}
 	for _, sv := range svcs {
@@ -109,6 +129,39 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	e.events.Emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
 	e.released(rec.Project, rec.Name) // admits the next queued world
 	return nil
+}
+
+// escapeMargin is what ending escapees may take beyond the world's
+// longest stop_timeout: the SIGTERM's delivery and the last poll.
+const escapeMargin = time.Second
+
+// escapeGrace is how long down gives the world's escaped processes to end
+// after SIGTERM before it kills them: the longest stop_timeout of its cmd
+// services (the one it would have given them inside their group) and
+// escapeMargin.
+func escapeGrace(cfg *config.Config) time.Duration {
+	longest := time.Duration(0)
+	if cfg != nil {
+		for _, svc := range cfg.Services {
+			if !svc.IsAdapter() && svc.StopTimeout > longest {
+				longest = svc.StopTimeout
+			}
+		}
+	}
+	if longest == 0 {
+		longest = config.DefaultStopTimeout
+	}
+	return longest + escapeMargin
+}
+
+// stopConfig is the config whose stop_timeouts bound a stop of rec; nil
+// when none can be read (a remove whose worktree went): the default then.
+func (e *Engine) stopConfig(rec *registry.Worktree) *config.Config {
+	cfg, err := e.worldConfig(rec)
+	if err != nil {
+		return nil
+	}
+	return cfg
 }
 
 // reportHeldPorts waits up to wait for the world's ports to be free once its
@@ -174,28 +227,52 @@ func (e *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 		return nil, err
 	}
 	defer plan.close()
+	if plan.record != nil {
+		if err := e.saveRemovePlan(rec, plan.record); err != nil {
+			return nil, api.Errorf(api.CodeFailed, "record what remove needs to finish, before it deletes anything: %w", err)
+		}
+	}
 
 	// 2. the intent, then the processes.
 	out := Summary(rec)
+	var left []string
 	if err := e.stopWorld(ctx, s, rec, state.WorldRemoving, state.WorldRemoving); err != nil {
-		return nil, err
+		// --force goes on once the intent is recorded, naming what it
+		// could not stop.
+		if !a.Force || !e.intentRecorded(ctx, rec) {
+			return nil, err
+		}
+		left = append(left, "processes: "+e.redact.String(err.Error()))
+		s.Progress("left", "", "processes the stop could not end (see the end of this remove)")
 	}
 	// 3. the worktree before the slices: a worktree that will not go keeps
-	// its data too.
+	// its data too (--force drops the slices all the same, and says the
+	// worktree is left).
 	if err := e.removeTree(ctx, s, rec, repo, a, dropTree, isMain); err != nil {
-		return nil, err
+		if !a.Force {
+			return nil, err
+		}
+		left = append(left, "worktree "+rec.Path+": "+e.redact.String(err.Error()))
+		s.Progress("left", "", "worktree "+rec.Path+" (git would not remove it)")
 	}
 	// 4. the slices, each forgotten once destroyed.
-	left, err := e.destroySlices(ctx, s, rec, plan, a.Force)
+	gone, err := e.destroySlices(ctx, s, rec, plan, a.Force)
 	if err != nil {
 		return nil, err
 	}
-	out.Left = left
+	out.Left = append(left, gone...)
 	// 5. the ports, logs, cgroup, warm record and the record itself.
 	if err := e.forgetWorld(ctx, rec); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// intentRecorded reports whether rec is recorded as being removed: a stop
+// that failed after that point may be gone past by remove --force.
+func (e *Engine) intentRecorded(ctx context.Context, rec *registry.Worktree) bool {
+	fresh, err := e.reg.WorktreeByID(ctx, rec.ID)
+	return err == nil && fresh.State == state.WorldRemoving
 }
 
 // checkRemoveTree opens the repository of rec's worktree, when it is still
@@ -257,6 +334,7 @@ func (e *Engine) forgetWorld(ctx context.Context, rec *registry.Worktree) error 
 		e.events.Emit(events.Event{Event: events.PortsReleased, Project: rec.Project, Worktree: rec.Name, PortLo: lo, PortHi: hi})
 	}
 	os.RemoveAll(e.logDir(rec.Project, rec.Name))
+	e.dropRemovePlan(rec)
 	e.cgroups.Remove(rec.Project, rec.Name)
 	if err := warm.NewStore(e.home).Delete(rec.Project, rec.Name); err != nil {
 		e.log.Warn("forget the removed world's warm record", "world", rec.Name, "error", err)
@@ -273,6 +351,9 @@ func (e *Engine) forgetWorld(ctx context.Context, rec *registry.Worktree) error 
 // anything is destroyed.
 type destroyPlan struct {
 	items []destroyItem
+	// record is what Remove records before it deletes anything, when this
+	// plan resolved a slice the recorded one lacked (nil: nothing new).
+	record *removePlan
 }
 
 type destroyItem struct {
@@ -290,9 +371,15 @@ func (p *destroyPlan) close() {
 	}
 }
 
-// planDestroy resolves, for each slice the registry records, its adapter,
-// its target (admin_url rendered with the caller's ${env.*}) and an open
-// adapter connection. Any error here is a refusal: nothing changed yet.
+// planDestroy gives, for each slice the registry records, its adapter,
+// its target and an open adapter connection. The targets come from the
+// plan an earlier remove of the world recorded, when there is one: a
+// retry never needs the worktree's binky.toml or env files, which may have
+// gone with it. The slices that plan lacks are resolved now (admin_url
+// rendered with the caller's ${env.*}) and recorded before anything is
+// destroyed. Any error here is a refusal: nothing changed yet. With force,
+// a slice that cannot be resolved or whose adapter cannot be opened is
+// planned as left, and said to be.
 func (e *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, callerEnv map[string]string, force bool) (*destroyPlan, error) {
 	plan := &destroyPlan{}
 	svcs, err := e.reg.Services(ctx, rec.ID)
@@ -308,13 +395,84 @@ func (e *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	if len(slices) == 0 {
 		return plan, nil
 	}
+	nothing := " (nothing was removed)"
+	if rec.State == state.WorldRemoving {
+		nothing = ""
+	}
+	// Only a remove that already started (state removing) may have
+	// deleted something the plan needs; before that, the plan is worked
+	// out afresh, so a refused remove leaves nothing behind that a fixed
+	// binky.toml or env file would not override.
+	var rp *removePlan
+	if rec.State == state.WorldRemoving {
+		rp, err = e.loadRemovePlan(rec)
+		if err != nil && !force {
+			return nil, api.Errorf(api.CodeInvalid, "%w (remove --force forgets its slices and says where they are left)", err)
+		}
+	}
+	if rp == nil {
+		rp = &removePlan{}
+	}
+	have := map[string]bool{}
+	for _, rs := range rp.Slices {
+		have[rs.Service] = true
+	}
+	var missing []*registry.Service
+	for _, sv := range slices {
+		if !have[sv.Name] {
+			missing = append(missing, sv)
+		}
+	}
+	if len(missing) > 0 {
+		more, err := e.resolveSlices(ctx, rec, missing, callerEnv)
+		if err != nil {
+			if !force {
+				return nil, api.Errorf(api.CodeInvalid, "%w%s", err, nothing)
+			}
+			more = unresolvedSlices(rec.Project, missing, err)
+		}
+		rp.Slices = append(rp.Slices, more.Slices...)
+		rp.Secrets = append(rp.Secrets, more.Secrets...)
+		plan.record = rp
+	}
+	for _, v := range rp.Secrets {
+		e.redact.Add(v)
+	}
+	recorded := map[string]recordedSlice{}
+	for _, rs := range rp.Slices {
+		recorded[rs.Service] = rs
+	}
+	for _, sv := range slices {
+		rs := recorded[sv.Name]
+		if rs.Unresolved != "" {
+			plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: rs.Adapter, target: rs.Target, openErr: errors.New(rs.Unresolved)})
+			continue
+		}
+		conn, err := e.openAdapter(ctx, &config.Service{Name: sv.Name, Adapter: rs.Adapter, Timeout: rs.Timeout})
+		if err != nil {
+			if force {
+				// --force: a slice whose adapter is gone is forgotten, and
+				// said to be left behind.
+				plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: rs.Adapter, target: rs.Target, openErr: err})
+				continue
+			}
+			plan.close()
+			return nil, api.Errorf(api.CodeInvalid, "%w%s; remove --force forgets the slice and says where it is left", err, nothing)
+		}
+		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: rs.Adapter, conn: conn, target: rs.Target})
+	}
+	return plan, nil
+}
+
+// resolveSlices renders, for each of slices, the target remove destroys:
+// the service as binky.toml has it now, else as it was recorded with the
+// slice (a service removed from binky.toml, or one whose adapter changed,
+// still names its server), with its admin_url and config rendered.
+func (e *Engine) resolveSlices(ctx context.Context, rec *registry.Worktree, slices []*registry.Service, callerEnv map[string]string) (*removePlan, error) {
 	cfg, err := e.worldConfig(rec)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "read the world's config to find its adapters (nothing was removed): %w", err)
+		return nil, fmt.Errorf("read the world's config to find its adapters: %w", err)
 	}
-	// Each slice is reached with the service as binky.toml has it now,
-	// else as it was recorded with the slice (a service removed from
-	// binky.toml, or one whose adapter changed, still names its server).
 	svcOf := map[string]*config.Service{}
 	src := adapterStrings{cfg: cfg}
 	for _, sv := range slices {
@@ -322,7 +480,7 @@ func (e *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 		if !ok || !svc.IsAdapter() || (sv.Adapter != "" && sv.Adapter != svc.Adapter) {
 			rs, err := recordedService(sv)
 			if err != nil {
-				return nil, api.Errorf(api.CodeInvalid, "%w (nothing was removed)", err)
+				return nil, err
 			}
 			svc = rs
 			src.extra = append(src.extra, svc.AdminURL)
@@ -336,9 +494,9 @@ func (e *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 	}
 	envVals, err := resolveEnvOf(src, cfg, rec.Path, callerEnv)
 	if err != nil {
-		return nil, api.Errorf(api.CodeInvalid, "%w (nothing was removed)", err)
+		return nil, err
 	}
-	e.addSecrets(cfg, envVals)
+	out := &removePlan{Secrets: e.addSecrets(cfg, envVals)}
 	w := &world{cfg: cfg, project: rec.Project, worktree: rec.Name, path: rec.Path, env: envVals, slices: map[string]slice{}}
 	coords := w.coords()
 	for _, sv := range slices {
@@ -353,20 +511,27 @@ func (e *Engine) planDestroy(ctx context.Context, rec *registry.Worktree, caller
 		}
 		s2 := *svc
 		s2.Adapter = adapterName
-		conn, err := e.openAdapter(ctx, &s2)
-		if err != nil {
-			if force {
-				// --force: a slice whose adapter is gone is forgotten, and
-				// said to be left behind.
-				plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, target: e.target(w, &s2, name, coords), openErr: err})
-				continue
-			}
-			plan.close()
-			return nil, api.Errorf(api.CodeInvalid, "%w (nothing was removed; remove --force forgets the slice and says where it is left)", err)
-		}
-		plan.items = append(plan.items, destroyItem{service: sv.Name, adapter: adapterName, conn: conn, target: e.target(w, &s2, name, coords)})
+		out.Slices = append(out.Slices, recordedSlice{Service: sv.Name, Adapter: adapterName, Timeout: svc.Timeout, Target: e.target(w, &s2, name, coords)})
 	}
-	return plan, nil
+	return out, nil
+}
+
+// unresolvedSlices plans each of slices as left: a remove --force that
+// could not render their targets (why) still forgets them, naming them.
+func unresolvedSlices(project string, slices []*registry.Service, why error) *removePlan {
+	out := &removePlan{}
+	for _, sv := range slices {
+		name := sv.Slice
+		if name == "" {
+			name = sv.Name
+		}
+		t := sdk.Target{Slice: name, Project: project}
+		if sv.Admin != "-" && !strings.Contains(sv.Admin, "${") {
+			t.AdminURL = sv.Admin // only serverOf reads it: scheme, host and port
+		}
+		out.Slices = append(out.Slices, recordedSlice{Service: sv.Name, Adapter: sv.Adapter, Target: t, Unresolved: "its server could not be worked out: " + why.Error()})
+	}
+	return out
 }
 
 // recordedService is an adapter service as it was recorded with its slice

@@ -39,6 +39,16 @@ func (f *fixture) restart(ctx context.Context, a api.RestartArgs) (*api.World, e
 	return call(f, ctx, f.e.Restart, a)
 }
 
+// stopServices stops named services of a world and keeps them stopped.
+func (f *fixture) stopServices(ctx context.Context, a api.ServicesArgs) (*api.World, error) {
+	return call(f, ctx, f.e.StopServices, a)
+}
+
+// startServices starts services binky stop stopped.
+func (f *fixture) startServices(ctx context.Context, a api.ServicesArgs) (*api.World, error) {
+	return call(f, ctx, f.e.StartServices, a)
+}
+
 // call runs one operation of the engine with a stream written to a buffer,
 // as the daemon hands it a caller's.
 func call[A any](f *fixture, ctx context.Context, op func(context.Context, A, Progress) (*api.World, error), args A) (*api.World, error) {

@@ -58,16 +58,64 @@ func (e *Engine) ensureWorktree(ctx context.Context, repo *worktree.Repo, a api.
 	if dir != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(repo.Root, dir)
 	}
+	branch, wt, err := e.branchOfName(ctx, repo, cfg.Project.Name, a)
+	if err != nil || wt != nil {
+		if wt == nil {
+			return worktree.Worktree{}, false, err
+		}
+		return *wt, false, err
+	}
 	m := e.repoLock(repo.Root)
-	if err := m.Lock(ctx, nil, "up", a.Branch); err != nil {
-		return worktree.Worktree{}, false, api.Errorf(api.CodeConflict, "add the worktree of %s: %v", a.Branch, err)
+	if err := m.Lock(ctx, nil, "up", branch); err != nil {
+		return worktree.Worktree{}, false, api.Errorf(api.CodeConflict, "add the worktree of %s: %v", branch, err)
 	}
 	defer m.Unlock()
-	wt, created, err := repo.Ensure(ctx, a.Branch, dir)
+	wt2, created, err := repo.Ensure(ctx, branch, dir)
+	wt = &wt2
 	if err != nil {
-		return wt, false, api.Wrap(api.CodeInvalid, err)
+		return *wt, false, api.Wrap(api.CodeInvalid, err)
 	}
-	return wt, created, nil
+	return *wt, created, nil
+}
+
+// branchOfName is the branch an up of name means. A name that is no
+// branch of the repository but is the name of one of the project's worlds
+// (the name down, env and remove accept: feat-c for feat/c) means that
+// world's branch, so an up never forks a new branch beside it; with
+// NewBranch the name is a new branch all the same. A world with no branch
+// (a detached HEAD) is its worktree (wt).
+func (e *Engine) branchOfName(ctx context.Context, repo *worktree.Repo, project string, a api.UpArgs) (branch string, wt *worktree.Worktree, err error) {
+	name := a.Branch
+	if a.NewBranch {
+		return name, nil, nil
+	}
+	branches, err := repo.Branches(ctx)
+	if err != nil {
+		return "", nil, api.Errorf(api.CodeFailed, "find branch %s: %w", name, err)
+	}
+	for _, b := range branches {
+		if b == name {
+			return name, nil, nil
+		}
+	}
+	recs, err := e.reg.Worktrees(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, r := range recs {
+		if r.Project != project || r.Name != name || (r.Repo != "" && !SamePath(r.Repo, repo.Root)) {
+			continue
+		}
+		if r.Branch != "" {
+			return r.Branch, nil, nil
+		}
+		cur, err := worktree.Current(ctx, r.Path)
+		if err != nil {
+			return "", nil, api.Errorf(api.CodeConflict, "%s is the world of the worktree %s, which has no branch and cannot be opened (%v): run binky up in it, or pass --new-branch to make a new branch %s", name, r.Path, err, name)
+		}
+		return "", &cur, nil
+	}
+	return name, nil, nil
 }
 
 // worktreeName is the world's name: from its branch, or its directory when

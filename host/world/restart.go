@@ -12,6 +12,11 @@ import (
 // dependency order: stopped last-first, then started first-first, each
 // waited healthy as up waits, with the config the world runs with now.
 func (e *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*api.World, error) {
+	ref, services, err := e.serviceRef(ctx, a.WorldRef, a.Services)
+	if err != nil {
+		return nil, err
+	}
+	a.WorldRef, a.Services = ref, services
 	rec, unlock, err := e.lockWorld(ctx, s, "restart", a.WorldRef)
 	if err != nil {
 		return nil, err
@@ -21,13 +26,21 @@ func (e *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*a
 	if err != nil {
 		return nil, err
 	}
-	// All of them are the ones the world's selection runs; one named is
-	// restarted (started) even when the selection leaves it out.
+	// Restarting every service leaves those binky stop stopped alone, and
+	// those the world's selection leaves out; one named is started, and
+	// no longer counts as stopped by the user.
 	sel := selectionOf(cfg, rec.Selection)
+	held := map[string]bool{}
+	if svcs, err := e.reg.Services(ctx, rec.ID); err == nil {
+		for _, sv := range svcs {
+			held[sv.Name] = sv.Stopped
+		}
+	}
 	var order []string
 	for _, level := range cfg.StartOrder() {
 		for _, name := range level {
-			if svc := cfg.Services[name]; !svc.IsAdapter() && ((len(a.Services) == 0 && sel.in(name)) || slices.Contains(a.Services, name)) {
+			named := slices.Contains(a.Services, name)
+			if svc := cfg.Services[name]; !svc.IsAdapter() && (named || (len(a.Services) == 0 && !held[name] && sel.in(name))) {
 				order = append(order, name)
 			}
 		}
@@ -59,6 +72,11 @@ func (e *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*a
 	}
 	coords := w.coords()
 	for _, name := range order {
+		if held[name] {
+			if err := e.reg.SetServiceStopped(ctx, rec.ID, name, false); err != nil {
+				return nil, api.Errorf(api.CodeFailed, "record that %s is started again: %w", name, err)
+			}
+		}
 		if err := e.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
 			return nil, err
 		}

@@ -3,7 +3,10 @@ package world
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"time"
@@ -25,6 +28,11 @@ const runService = "run"
 // output streams back redacted; a caller that hangs up leaves the queue,
 // or ends the command.
 func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunResult, error) {
+	if a.Resume != "" {
+		// A followed run's journal stays its day: the daemon may still be
+		// recording its end.
+		return e.followRun(ctx, a.Resume, a.Offsets, s, nil)
+	}
 	if (len(a.Argv) == 0) == (a.Command == "") {
 		return nil, api.Errorf(api.CodeInvalid, "give the command to run: binky run <worktree> -- <command> [args…]")
 	}
@@ -41,12 +49,31 @@ func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 		return nil, err
 	}
 	env := verifyEnv(rec, exposed, a.Env, e.home)
+	var in Input
+	if a.Stdin || a.TTY != nil {
+		var ok bool
+		if in, ok = s.(Input); !ok {
+			return nil, api.Errorf(api.CodeInvalid, "this caller cannot send a command's input")
+		}
+		if a.TTY != nil && !ttySupported {
+			return nil, api.Errorf(api.CodeInvalid, "binky run -t: a terminal is not supported on this system yet; use -i for piped stdin")
+		}
+	}
 
 	// The command ends when its caller hangs up; a caller that only stops
 	// reading (a paused pager) loses the rest of the output, and the
 	// command runs to its end.
 	cctx, cancel := UntilHungUp(ctx, s)
 	defer cancel()
+	if supervisedRuns && in == nil {
+		res, err := e.runSupervised(ctx, cctx, a, rec, cfg, env, s)
+		if !errors.Is(err, errNoJournal) {
+			return res, err
+		}
+		// A home that takes no writes (a full disk) still runs it, as
+		// before: one that does not outlive the daemon.
+		e.log.Warn("binky run not journaled: it ends with the daemon", "error", err)
+	}
 	release, waited, err := e.jobPlace(cctx, s, rec, cfg)
 	if err != nil {
 		return nil, err
@@ -60,7 +87,15 @@ func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 		cmd = exec.CommandContext(cctx, a.Argv[0], a.Argv[1:]...)
 	}
 	start := time.Now()
-	code := e.runMarked(cmd, rec, env, runService, 0, s)
+	var code int
+	switch {
+	case a.TTY != nil:
+		code = e.runTTY(cmd, rec, env, *a.TTY, in, s)
+	case a.Stdin:
+		code = e.runStdin(cmd, rec, env, in, s)
+	default:
+		code = e.runMarked(cmd, rec, env, runService, 0, s)
+	}
 	return &api.RunResult{
 		Project: rec.Project, Worktree: rec.Name, ExitCode: code,
 		DurationMS: time.Since(start).Milliseconds(), WaitedMS: waited.Milliseconds(),
@@ -120,8 +155,7 @@ func (e *Engine) jobServers(ctx context.Context, rec *registry.Worktree) []strin
 // redacted as output frames numbered i, and returns its exit code (-1 when
 // it could not run or was killed).
 func (e *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string, i int, s Progress) int {
-	cmd.Dir = rec.Path
-	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, service, service))
+	e.mark(cmd, rec, env, service)
 	asIs := func(s string) string { return s }
 	stdout := e.redact.Writer(&chunkWriter{s: s, check: i, name: "stdout", redact: asIs})
 	stderr := e.redact.Writer(&chunkWriter{s: s, check: i, name: "stderr", redact: asIs})
@@ -138,3 +172,88 @@ func (e *Engine) runMarked(cmd *exec.Cmd, rec *registry.Worktree, env []string, 
 	s.Output(i, "stderr", fmt.Sprintf("binky: %v\n", err))
 	return -1
 }
+
+// mark sets cmd to run in rec's worktree with env and the marker of the
+// world's service (service#service): down and remove end it, and a daemon
+// that starts ends one a killed daemon left.
+func (e *Engine) mark(cmd *exec.Cmd, rec *registry.Worktree, env []string, service string) {
+	cmd.Dir = rec.Path
+	cmd.Env = append(env, supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, service, service))
+}
+
+// runStdin is runMarked for binky run -i: the command's stdin is a pipe fed
+// with the caller's Input lines once it started (Attach), closed at the
+// caller's EOF.
+func (e *Engine) runStdin(cmd *exec.Cmd, rec *registry.Worktree, env []string, in Input, s Progress) int {
+	r, w, err := os.Pipe()
+	if err != nil {
+		s.Output(0, "stderr", fmt.Sprintf("binky: stdin pipe: %v\n", err))
+		return -1
+	}
+	defer r.Close()
+	defer w.Close() // also ends a write the command no longer reads
+	cmd.Stdin = r
+	inputs, stop := in.Attach(api.Attach{})
+	defer stop()
+	go feedStdin(inputs, w, nil)
+	return e.runMarked(cmd, rec, env, runService, 0, s)
+}
+
+// feedStdin writes the caller's input to w until its EOF (then closes w)
+// or hang-up; resize, when not nil, takes a terminal's new size.
+func feedStdin(inputs <-chan api.Input, w io.WriteCloser, resize func(api.Winsize)) {
+	for in := range inputs {
+		if in.Size != nil && resize != nil {
+			resize(*in.Size)
+		}
+		if len(in.Data) > 0 {
+			if _, err := w.Write(in.Data); err != nil {
+				return
+			}
+		}
+		if in.EOF && resize == nil {
+			w.Close()
+			return
+		}
+	}
+}
+
+// runSupervised is Run for a command that takes no input: journaled
+// before it queues (its id goes to the caller as the ProgressRunID step),
+// its output in files and its end recorded by a wrapper, so it survives a
+// daemon restart (runs.go). A caller that hangs up while it waits leaves
+// the queue; a daemon that stops keeps its place for the next one.
+func (e *Engine) runSupervised(ctx, cctx context.Context, a api.RunArgs, rec *registry.Worktree, cfg *config.Config, env []string, s Progress) (*api.RunResult, error) {
+	r := &runRecord{ID: newRunID(), Seq: time.Now().UnixNano(), Args: a, Project: rec.Project, World: rec.Name, State: runQueued}
+	r.Args.Name, r.Args.Project = rec.Name, rec.Project
+	if err := e.saveRun(r); err != nil {
+		return nil, fmt.Errorf("%w: %w", errNoJournal, err)
+	}
+	s.Progress(api.ProgressRunID, "", r.ID)
+	release, waited, err := e.jobPlace(cctx, s, rec, cfg)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.State, r.NotStarted = runDone, "its caller left the queue"
+			e.saveRun(r)
+		}
+		return nil, err
+	}
+	defer release()
+	res, err := e.runJournaled(ctx, cctx, r, rec, env, waited, s)
+	e.forgetRun(r.ID, err, s)
+	return res, err
+}
+
+// forgetRun deletes run id's journal once its caller, still there, has
+// everything but the result frame about to be sent; a run whose caller is
+// gone stays a day for it to follow (journaledRuns).
+func (e *Engine) forgetRun(id string, err error, s Progress) {
+	if err != nil || isClosed(s.Gone()) {
+		return
+	}
+	os.RemoveAll(e.runDir(id))
+}
+
+// errNoJournal means a run could not be journaled (its home takes no
+// writes): Run runs it the old way.
+var errNoJournal = errors.New("journal the run")

@@ -128,6 +128,9 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 			}
 		}
 		out.Reason = serviceReason(out, supReason)
+		if sv.Kind == registry.KindCmd && sv.Stopped && !out.State.Live() {
+			out.State, out.Reason, out.LogTail = state.ServiceStopped, StoppedByUser, nil
+		}
 		if _, inCfg := order[sv.Name]; inCfg && !sel.in(sv.Name) {
 			out.LeftOut, out.Reason, out.LogTail = sel.why, "", nil
 		}
@@ -326,6 +329,8 @@ func worldState(w *api.World) (state.World, string) {
 			continue
 		}
 		switch {
+		case sv.State == state.ServiceStopped && sv.Reason == StoppedByUser:
+			// binky stop stopped it: the world is as the user wants it.
 		case sv.State.Ended():
 			failed++
 			why = append(why, sv.Name+" "+string(sv.State))

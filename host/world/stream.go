@@ -57,6 +57,8 @@ type Stream struct {
 	// redact hides secrets in what progress and output frames carry (a
 	// verify command's output, a message quoting an adapter).
 	redact func(string) string
+	// in is what the caller sends after its request (ReadCaller).
+	in inputs
 }
 
 // NewStream writes frames to w, each within FrameWait when w takes a write

@@ -363,6 +363,9 @@ func (e *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 		}
 		st, ok := e.sup.State(e.SupKey(rec.Project, rec.Name, name))
 		if !ok || !st.State.Running() {
+			if sv, err := e.reg.Service(ctx, rec.ID, name); err == nil && sv.Stopped {
+				continue // binky stop stopped it: up leaves it so
+			}
 			return false
 		}
 	}

@@ -59,7 +59,7 @@ func (e *Engine) WakeStart(ctx context.Context, cfg *config.Config, rec *registr
 }
 
 // recordedSpecs are the run specs of a world's cmd services as its last
-// up recorded them, by service.
+// up recorded them, by service, but for those binky stop stopped.
 func (e *Engine) recordedSpecs(ctx context.Context, rec *registry.Worktree) (map[string]supervisor.Spec, error) {
 	svcs, err := e.reg.Services(ctx, rec.ID)
 	if err != nil {
@@ -67,8 +67,8 @@ func (e *Engine) recordedSpecs(ctx context.Context, rec *registry.Worktree) (map
 	}
 	specs := map[string]supervisor.Spec{}
 	for _, sv := range svcs {
-		if sv.Kind != registry.KindCmd || sv.Spec == "" {
-			continue
+		if sv.Kind != registry.KindCmd || sv.Spec == "" || sv.Stopped {
+			continue // a service binky stop stopped stays stopped
 		}
 		var spec supervisor.Spec
 		if err := json.Unmarshal([]byte(sv.Spec), &spec); err != nil {

@@ -8,8 +8,9 @@ import "time"
 
 // Check is `binky check`'s arguments.
 type Check struct {
-	JSON bool   `help:"Print the diagnostics as a JSON array (empty when clean)."`
-	Path string `arg:"" optional:"" help:"A binky.toml, or a directory to search up from (default: the current directory)." placeholder:"PATH"`
+	JSON   bool   `help:"Print the diagnostics as a JSON array (empty when clean)."`
+	Target string `help:"Also check the commands for this platform's shell: windows reports what cmd.exe reads differently from sh (on Windows that is always checked)." enum:",windows" default:"" placeholder:"OS"`
+	Path   string `arg:"" optional:"" help:"A binky.toml, or a directory to search up from (default: the current directory)." placeholder:"PATH"`
 }
 
 // Doctor is `binky doctor`'s flags.

@@ -36,27 +36,42 @@ type Job struct {
 	once sync.Once
 }
 
-// local is name in the session namespace.
-func local(name string) (*uint16, error) {
-	if name == "" {
-		return nil, nil
-	}
-	return windows.UTF16PtrFromString(`Local\` + name)
-}
+// Service jobs are named in the Global\ namespace, so a daemon started
+// from another logon session of the same user (an SSH session, the
+// desktop) finds the running services by name; Local\ names are per
+// session. Any user may create a job there (SeCreateGlobalPrivilege
+// guards only file mappings and symbolic links); the job's default DACL
+// admits its creator, SYSTEM and administrators, and a job found under
+// the name is used only when this user owns it, so a job another user
+// made first under a name (squatting) is refused. Jobs an earlier binky
+// named in Local\ are still opened.
+
+// global is name in the global namespace; local in the session's.
+func global(name string) (*uint16, error) { return windows.UTF16PtrFromString(`Global\` + name) }
+func local(name string) (*uint16, error)  { return windows.UTF16PtrFromString(`Local\` + name) }
 
 // Create opens the job called name, creating it when there is none; name
 // "" makes an unnamed job. killOnClose ends the job's processes when its
 // last handle closes (never for a service: they outlive the daemon).
 func Create(name string, killOnClose bool) (*Job, error) {
-	p, err := local(name)
-	if err != nil {
-		return nil, fmt.Errorf("create job %q: %w", name, err)
+	var p *uint16
+	if name != "" {
+		var err error
+		if p, err = global(name); err != nil {
+			return nil, fmt.Errorf("create job %q: %w", name, err)
+		}
 	}
 	h, err := windows.CreateJobObject(nil, p)
 	if h == 0 {
 		return nil, fmt.Errorf("create job %q: %w", name, err)
 	}
 	j := &Job{h: h, name: name}
+	if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
+		if err := ownedByMe(h); err != nil {
+			j.Close()
+			return nil, fmt.Errorf("create job %q: %w", name, err)
+		}
+	}
 	if killOnClose {
 		info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
 		info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
@@ -69,21 +84,57 @@ func Create(name string, killOnClose bool) (*Job, error) {
 	return j, nil
 }
 
+// ownedByMe refuses a job this process's user does not own.
+func ownedByMe(h windows.Handle) error {
+	sd, err := windows.GetSecurityInfo(h, windows.SE_KERNEL_OBJECT, windows.OWNER_SECURITY_INFORMATION)
+	if err != nil {
+		return fmt.Errorf("read the owner of the job: %w", err)
+	}
+	owner, _, err := sd.Owner()
+	if err != nil {
+		return fmt.Errorf("read the owner of the job: %w", err)
+	}
+	me, err := windows.GetCurrentProcessToken().GetTokenUser()
+	if err != nil {
+		return fmt.Errorf("this process's user: %w", err)
+	}
+	if owner == nil || !owner.IsValid() {
+		return nil // an object with no owner: Wine keeps none for jobs; Windows always sets one
+	}
+	if !windows.EqualSid(owner, me.User.Sid) {
+		return fmt.Errorf("a job of that name exists and belongs to %s, not to this user (%s); refusing it", owner, me.User.Sid)
+	}
+	return nil
+}
+
 // Open opens the existing job called name (query, terminate and assign
-// rights); an error wrapping errJobNotFound when there is none.
+// rights), in the global namespace, else (a job an earlier binky made) in
+// this session's; an error wrapping errJobNotFound when there is none.
 func Open(name string) (*Job, error) {
-	p, err := local(name)
-	if err != nil || p == nil {
+	if name == "" {
 		return nil, fmt.Errorf("open job %q: a job is opened by name", name)
 	}
-	r, _, e := procOpenJob.Call(jobAssign|jobQuery|jobTerminate|windows.SYNCHRONIZE, 0, uintptr(unsafe.Pointer(p)))
-	if r == 0 {
-		if errors.Is(e, windows.ERROR_FILE_NOT_FOUND) {
-			e = errJobNotFound
+	var last error
+	for _, ns := range []func(string) (*uint16, error){global, local} {
+		p, err := ns(name)
+		if err != nil {
+			return nil, fmt.Errorf("open job %q: %w", name, err)
 		}
-		return nil, fmt.Errorf("open job %q: %w", name, e)
+		r, _, e := procOpenJob.Call(jobAssign|jobQuery|jobTerminate|windows.SYNCHRONIZE|windows.READ_CONTROL, 0, uintptr(unsafe.Pointer(p)))
+		if r == 0 {
+			last = e
+			if errors.Is(e, windows.ERROR_FILE_NOT_FOUND) {
+				last = errJobNotFound
+			}
+			continue
+		}
+		if err := ownedByMe(windows.Handle(r)); err != nil {
+			windows.CloseHandle(windows.Handle(r))
+			return nil, fmt.Errorf("open job %q: %w", name, err)
+		}
+		return &Job{h: windows.Handle(r), name: name}, nil
 	}
-	return &Job{h: windows.Handle(r), name: name}, nil
+	return nil, fmt.Errorf("open job %q: %w", name, last)
 }
 
 // IsNotFound reports whether err says a job does not exist.
@@ -191,8 +242,11 @@ func (j *Job) adopt(pid uint32) error {
 // waits for it: when it exits, whatever it started is ended at once (so no
 // leftover holds its output open), and if the daemon dies first, the job
 // dies with it. A cmd made by exec.CommandContext is cancelled by
-// terminating the whole job. When no job can be made (a parent job that
-// forbids nesting, on Windows before 8), cmd runs as cmd.Run would.
+// terminating the whole job. A parent job that forbids nesting (Windows
+// before 8) does not stop the job's creation but its assignment
+// (AssignProcessToJobObject fails): Run then returns that error, having
+// killed the suspended process, and the command has not run. Only when no
+// job can be created at all does cmd run as cmd.Run would.
 func Run(cmd *exec.Cmd) error {
 	j, err := Create("", true)
 	if err != nil {

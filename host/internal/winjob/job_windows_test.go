@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -249,5 +250,35 @@ func TestCtrlBreak(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(pidfile + ".break"); string(b) != "break" {
 		t.Errorf("%s.break = %q; want break", pidfile, b)
+	}
+}
+
+// TestServiceJobsAreGlobal: a service job is named in Global\, which every
+// logon session of the user sees (a daemon restarted from an SSH session
+// finds the services the desktop's daemon started), and Names finds it.
+func TestServiceJobsAreGlobal(t *testing.T) {
+	name := fmt.Sprintf("binky-test-global-%d", os.Getpid())
+	j, err := Create(name, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	p, _ := windows.UTF16PtrFromString(`Global\` + name)
+	r, _, e := procOpenJob.Call(jobQuery, 0, uintptr(unsafe.Pointer(p)))
+	if r == 0 {
+		t.Fatalf(`open Global\%s: %v; want the job there`, name, e)
+	}
+	windows.CloseHandle(windows.Handle(r))
+	o, err := Open(name)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	o.Close()
+	names, err := Names("test-global-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(names, name) {
+		t.Errorf("Names(test-global-) = %v; want %s in it", names, name)
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// namePrefix starts every service job's name (in the session namespace,
-// Local\).
+// namePrefix starts every service job's name (in the global namespace,
+// Global\: job_windows.go).
 const namePrefix = "binky-"
 
-// maxName bounds a job name (MAX_PATH with room for "Local\"); a longer
+// maxName bounds a job name (MAX_PATH with room for "Global\"); a longer
 // marker gets a hashed name, which Names cannot match by prefix.
 const maxName = 240
 

@@ -4,6 +4,7 @@ package winjob
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -35,13 +36,32 @@ func sessionObjects() string {
 	return fmt.Sprintf(`\Sessions\%d\BaseNamedObjects`, id)
 }
 
-// Names lists the service jobs of this session whose marker starts with
-// markerPrefix (Name(marker) for each such marker), read from the
-// session's object directory. A job whose marker was too long for a name
-// (hashed) is not found this way.
+// Names lists the service jobs whose marker starts with markerPrefix
+// (Name(marker) for each such marker), read from the global object
+// directory and, for jobs an earlier binky named in Local\, from this
+// session's. A job whose marker was too long for a name (hashed) is not
+// found this way.
 func Names(markerPrefix string) ([]string, error) {
 	want := namePrefix + escaper.Replace(markerPrefix)
-	dir, err := windows.NewNTUnicodeString(sessionObjects())
+	out, err := jobNames(`\BaseNamedObjects`, want)
+	if err != nil {
+		return out, err
+	}
+	if s := sessionObjects(); s != `\BaseNamedObjects` {
+		more, _ := jobNames(s, want) // best effort: the old place
+		for _, n := range more {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// jobNames lists the jobs in the object directory dirName whose names
+// start with want.
+func jobNames(dirName, want string) ([]string, error) {
+	dir, err := windows.NewNTUnicodeString(dirName)
 	if err != nil {
 		return nil, err
 	}

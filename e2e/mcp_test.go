@@ -376,7 +376,7 @@ func sortedKeysOf[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkToolSchemas wants exactly the ten tools, each argument a described
+// checkToolSchemas wants exactly the twelve tools, each argument a described
 // string (lines a number), worktree required where a world must be named.
 func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 	t.Helper()
@@ -391,6 +391,8 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		"restart": {"project,repo,service,worktree", ""},
 		"ports":   {"project,repo,worktree", ""},
 		"run":     {"command,project,repo,worktree", "command"},
+		"stop":    {"project,repo,service,worktree", "service"},
+		"start":   {"project,repo,service,worktree", "service"},
 	}
 	var names []string
 	for _, tool := range tools {
@@ -431,8 +433,8 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		}
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "down,env,logs,ports,reset,restart,run,status,up,verify" {
-		t.Errorf("tools: got %s; want exactly down,env,logs,ports,reset,restart,run,status,up,verify", got)
+	if want := "down,env,logs,ports,reset,restart,run,start,status,stop,up,verify"; strings.Join(names, ",") != want {
+		t.Errorf("tools: got %s; want exactly %s", strings.Join(names, ","), want)
 	}
 }
 

@@ -213,7 +213,7 @@ func serveRPC(ctx context.Context, a Adapter, name string, stderr io.Writer, get
 }
 
 func usage(w io.Writer, name string) {
-	fmt.Fprintf(w, `usage: %[1]s describe|provision|resolve|clone|destroy
+	fmt.Fprintf(w, `usage: %[1]s describe|provision|resolve|clone|destroy|size
        %[1]s --version
 
 %[1]s is a Binky adapter (protocol %[2]d). Binky runs it; you rarely need to.

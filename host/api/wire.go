@@ -283,6 +283,8 @@ type World struct {
 	// Suspended says why a suspended world was stopped: "pressure" or
 	// "idle".
 	Suspended string `json:"suspended,omitempty"`
+	// Cost is what the world takes on the machine (status only).
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Queue is a world's place in the admission queue.

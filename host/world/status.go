@@ -42,6 +42,7 @@ func (e *Engine) Status(ctx context.Context, a api.StatusArgs) (*api.StatusResul
 		if err != nil {
 			return nil, err
 		}
+		w.Cost = e.costOf(ctx, rec)
 		res.Worlds = append(res.Worlds, *w)
 	}
 	res.Home = &api.Home{ID: e.homeID, Dir: e.home}

@@ -96,7 +96,7 @@ func run(ctx context.Context, a Adapter, args []string, stdin io.Reader, stdout,
 	if len(args) > 0 && args[0] != "" {
 		name = filepath.Base(args[0])
 	}
-	a = rpcCapable{a}
+	a = withRPC(a)
 	switch {
 	case len(args) == 2 && isCall(args[1]):
 		return oneShot(ctx, a, args[1], stdin, stdout, stderr)
@@ -232,6 +232,25 @@ same calls over RPC. See docs/adapter-protocol.md.
 // both tiers.
 type rpcCapable struct {
 	Adapter
+}
+
+// rpcCapableSizer is rpcCapable of an adapter with the optional size
+// call, which the wrapping must not hide.
+type rpcCapableSizer struct {
+	rpcCapable
+	s Sizer
+}
+
+func (r rpcCapableSizer) Size(ctx context.Context, req *SizeRequest) (*SizeResponse, error) {
+	return r.s.Size(ctx, req)
+}
+
+// withRPC wraps a in rpcCapable, keeping its optional calls.
+func withRPC(a Adapter) Adapter {
+	if s, ok := a.(Sizer); ok {
+		return rpcCapableSizer{rpcCapable{a}, s}
+	}
+	return rpcCapable{a}
 }
 
 func (r rpcCapable) Describe(ctx context.Context, req *DescribeRequest) (*DescribeResponse, error) {

@@ -28,6 +28,9 @@ func TestSizeIsOptional(t *testing.T) {
 	}{
 		{"without", fakeAdapter{}, false, CodeUnsupported, 0},
 		{"with", sizedAdapter{}, true, "", 4},
+		// What Run serves: the wrapping that adds rpc:true keeps size.
+		{"without, as Run serves it", withRPC(fakeAdapter{}), false, CodeUnsupported, 0},
+		{"with, as Run serves it", withRPC(sizedAdapter{}), true, "", 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var d DescribeResponse

@@ -3,6 +3,7 @@ package world
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,7 +67,7 @@ type sizer interface {
 // (from its cgroup when the daemon has cgroups, else the processes
 // carrying its marker), its disk and slices as last measured in the
 // background, a new measure started when those are stale.
-func (e *Engine) costOf(ctx context.Context, rec *registry.Worktree) *api.Cost {
+func (e *Engine) costOf(ctx context.Context, rec *registry.Worktree, marked func(project, worktree string) []int) *api.Cost {
 	now := time.Now()
 	c := &api.Cost{Source: "unavailable", CPUPercent: -1}
 	if canTellProcesses {
@@ -85,7 +86,7 @@ func (e *Engine) costOf(ctx context.Context, rec *registry.Worktree) *api.Cost {
 			}
 		}
 		if !cgOK {
-			pids = supervisor.MarkedProcesses(supervisor.WorldMarker(e.homeID, rec.Project, rec.Name))
+			pids = marked(rec.Project, rec.Name)
 		}
 		n, rss, cpu := procsUsage(pids)
 		c.Processes, c.RSS, c.CPU = n, rss, cpu
@@ -121,6 +122,32 @@ func (e *Engine) costOf(ctx context.Context, rec *registry.Worktree) *api.Cost {
 		go e.measureSlicesOf(context.WithoutCancel(ctx), &r)
 	}
 	return c
+}
+
+// markedByWorld returns the processes each world of this home runs, by
+// their marker, from one look at every process, taken on first use (a
+// status of many worlds looks once, not once per world).
+func (e *Engine) markedByWorld() func(project, worktree string) []int {
+	var once sync.Once
+	var all map[int]string
+	return func(project, worktree string) []int {
+		once.Do(func() {
+			home := ""
+			if e.homeID != "" {
+				home = e.homeID + "/"
+			}
+			all = supervisor.MarkerValues(home)
+		})
+		prefix := supervisor.WorldMarker(e.homeID, project, worktree)
+		var pids []int
+		for pid, m := range all {
+			if strings.HasPrefix(m, prefix) {
+				pids = append(pids, pid)
+			}
+		}
+		slices.Sort(pids)
+		return pids
+	}
 }
 
 // measureDiskOf measures a worktree's untracked and ignored files and

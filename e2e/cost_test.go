@@ -38,8 +38,8 @@ type topJSON struct {
 // TestTopOnceJSON: `binky top --once --json` prints one reading of every
 // world, the most memory first: a running world's processes weigh
 // something, a stopped one's nothing, and the running world's sqlite
-// slice is the size of its database file (within what SQLite adds as it
-// goes: the WAL).
+// slice is the size of its database file (within a quarter: SQLite's WAL
+// may move between the two looks).
 func TestTopOnceJSON(t *testing.T) {
 	e := newEnv(t, demoConfig)
 	e.must("up", "feat/a")
@@ -78,11 +78,11 @@ func TestTopOnceJSON(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(e.home, "data", "sqlite", "demo", "*feat*a*.db*"))
 	var want int64
 	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil && !strings.HasSuffix(f, ".claim") {
+		if fi, err := os.Stat(f); err == nil && !strings.HasSuffix(f, ".binky-owner") {
 			want += fi.Size()
 		}
 	}
-	if want == 0 || s.Bytes < want/2 || s.Bytes > want*2 {
+	if want == 0 || s.Bytes < want*3/4 || s.Bytes > want*5/4 {
 		t.Errorf("feat-a slice = %d bytes; want about %d (its files %v)", s.Bytes, want, files)
 	}
 }

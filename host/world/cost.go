@@ -57,6 +57,17 @@ func (c *costs) of(id int64) *worldCost {
 	return wc
 }
 
+// keepOnly forgets the readings of worlds not in ids (removed since).
+func (c *costs) keepOnly(ids map[int64]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, wc := range c.worlds {
+		if !ids[id] && !wc.diskBusy && !wc.slicesBusy {
+			delete(c.worlds, id)
+		}
+	}
+}
+
 // sizer is the optional size call of an adapter line (*adapter.Conn has
 // it; an engine test's fake may not).
 type sizer interface {

@@ -46,6 +46,13 @@ func (e *Engine) Status(ctx context.Context, a api.StatusArgs) (*api.StatusResul
 		w.Cost = e.costOf(ctx, rec, marked)
 		res.Worlds = append(res.Worlds, *w)
 	}
+	if a.Name == "" && !a.Here {
+		ids := map[int64]bool{}
+		for _, rec := range recs {
+			ids[rec.ID] = true
+		}
+		e.cost.keepOnly(ids)
+	}
 	res.Home = &api.Home{ID: e.homeID, Dir: e.home}
 	if abs, err := filepath.Abs(e.home); err == nil {
 		res.Home.Dir = abs

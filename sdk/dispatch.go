@@ -47,6 +47,9 @@ func dispatch(ctx context.Context, a Adapter, call string, body []byte) (any, er
 		if err == nil && resp != nil && resp.Protocol == 0 {
 			resp.Protocol = Protocol
 		}
+		if _, ok := a.(Sizer); ok && err == nil && resp != nil {
+			resp.Size = true
+		}
 		return resp, err
 	case CallProvision:
 		var req ProvisionRequest
@@ -75,8 +78,18 @@ func dispatch(ctx context.Context, a Adapter, call string, body []byte) (any, er
 			return nil, err
 		}
 		return a.Destroy(ctx, &req)
+	case CallSize:
+		var req SizeRequest
+		if err := decodeTarget(body, &req, &req.Header, &req.Target); err != nil {
+			return nil, err
+		}
+		sz, ok := a.(Sizer)
+		if !ok {
+			return nil, Errorf(CodeUnsupported, "this adapter does not tell a slice's size")
+		}
+		return sz.Size(ctx, &req)
 	}
-	return nil, Errorf(CodeInvalid, "unknown call %q (want one of describe, provision, resolve, clone, destroy)", call)
+	return nil, Errorf(CodeInvalid, "unknown call %q (want one of describe, provision, resolve, clone, destroy, size)", call)
 }
 
 func decodeTarget(body []byte, req any, h *Header, t *Target) error {

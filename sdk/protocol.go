@@ -22,10 +22,15 @@ const (
 	CallResolve   = "resolve"
 	CallClone     = "clone"
 	CallDestroy   = "destroy"
+	// CallSize is optional: an adapter answers it when it implements
+	// Sizer (and says so in DescribeResponse.Size); any other adapter
+	// replies with code unsupported, or, built before the call existed,
+	// invalid ("unknown call").
+	CallSize = "size"
 )
 
 // Calls lists every call name in protocol order.
-var Calls = []string{CallDescribe, CallProvision, CallResolve, CallClone, CallDestroy}
+var Calls = []string{CallDescribe, CallProvision, CallResolve, CallClone, CallDestroy, CallSize}
 
 // Adapter is what an adapter author implements: one Go type serves both
 // tiers. The four verbs act on one slice and are idempotent: provisioning a
@@ -39,6 +44,14 @@ type Adapter interface {
 	Resolve(ctx context.Context, req *ResolveRequest) (*ResolveResponse, error)
 	Clone(ctx context.Context, req *CloneRequest) (*CloneResponse, error)
 	Destroy(ctx context.Context, req *DestroyRequest) (*DestroyResponse, error)
+}
+
+// Sizer is the optional call an Adapter may also implement: how much a
+// slice takes on its server. The SDK answers size for an adapter that
+// does not implement it with code unsupported, and sets
+// DescribeResponse.Size for one that does, so a host asks only those.
+type Sizer interface {
+	Size(ctx context.Context, req *SizeRequest) (*SizeResponse, error)
 }
 
 // Header is carried by every request.
@@ -97,6 +110,9 @@ type DescribeResponse struct {
 	// Claims says the adapter records each slice's owner on the server
 	// and refuses another owner's slice (see Target.Owner and Claim).
 	Claims bool `json:"claims,omitempty"`
+	// Size says the adapter answers the optional size call (see Sizer).
+	// The SDK sets it for an adapter that implements Sizer.
+	Size bool `json:"size,omitempty"`
 }
 
 // ProvisionRequest asks for a slice to exist.
@@ -204,6 +220,30 @@ type CloneResponse struct {
 	// can tell (0: unknown): `binky golden list` shows it as the
 	// template's size.
 	SourceBytes int64 `json:"source_bytes,omitempty"`
+}
+
+// SizeRequest asks how much a slice takes.
+type SizeRequest struct {
+	Header
+	Target
+}
+
+// SizeResponse is a slice's footprint on its server. A slice that does
+// not exist is 0 bytes, not an error.
+type SizeResponse struct {
+	// Bytes is what the slice takes: its files on disk, its database's
+	// size, its keys' memory.
+	Bytes int64 `json:"bytes"`
+	// Shared is the part of Bytes whose blocks the filesystem shares with
+	// another file (a reflink or copy-on-write clone): the host counts
+	// them once, with the slice they came from, and says so. 0: none, or
+	// the adapter cannot tell.
+	Shared int64 `json:"shared_bytes,omitempty"`
+	// Approximate says Bytes is an estimate (sampled memory, a scan that
+	// stopped at its bound).
+	Approximate bool `json:"approximate,omitempty"`
+	// Note says in words how the figure was taken or what it leaves out.
+	Note string `json:"note,omitempty"`
 }
 
 // DestroyRequest asks for a slice to be gone.

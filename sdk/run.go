@@ -96,7 +96,7 @@ func run(ctx context.Context, a Adapter, args []string, stdin io.Reader, stdout,
 	if len(args) > 0 && args[0] != "" {
 		name = filepath.Base(args[0])
 	}
-	a = rpcCapable{a}
+	a = withRPC(a)
 	switch {
 	case len(args) == 2 && isCall(args[1]):
 		return oneShot(ctx, a, args[1], stdin, stdout, stderr)
@@ -213,7 +213,7 @@ func serveRPC(ctx context.Context, a Adapter, name string, stderr io.Writer, get
 }
 
 func usage(w io.Writer, name string) {
-	fmt.Fprintf(w, `usage: %[1]s describe|provision|resolve|clone|destroy
+	fmt.Fprintf(w, `usage: %[1]s describe|provision|resolve|clone|destroy|size
        %[1]s --version
 
 %[1]s is a Binky adapter (protocol %[2]d). Binky runs it; you rarely need to.
@@ -232,6 +232,25 @@ same calls over RPC. See docs/adapter-protocol.md.
 // both tiers.
 type rpcCapable struct {
 	Adapter
+}
+
+// rpcCapableSizer is rpcCapable of an adapter with the optional size
+// call, which the wrapping must not hide.
+type rpcCapableSizer struct {
+	rpcCapable
+	s Sizer
+}
+
+func (r rpcCapableSizer) Size(ctx context.Context, req *SizeRequest) (*SizeResponse, error) {
+	return r.s.Size(ctx, req)
+}
+
+// withRPC wraps a in rpcCapable, keeping its optional calls.
+func withRPC(a Adapter) Adapter {
+	if s, ok := a.(Sizer); ok {
+		return rpcCapableSizer{rpcCapable{a}, s}
+	}
+	return rpcCapable{a}
 }
 
 func (r rpcCapable) Describe(ctx context.Context, req *DescribeRequest) (*DescribeResponse, error) {

@@ -48,7 +48,7 @@ func TestComplete(t *testing.T) {
 	}{
 		{[]string{"st"}, "start status stop"},
 		{[]string{"co"}, "completion"},
-		{[]string{""}, "adapter adapters check completion daemon doctor down env golden init logs mcp remove reserve reset status trust up verify"},
+		{[]string{""}, "adapter adapters check completion daemon doctor down env golden init logs mcp remove reserve reset status top trust up verify"},
 		{[]string{"completion", ""}, "bash fish zsh"},
 		{[]string{"env", "--d"}, "--direct --dotenv"},
 		{[]string{"env", ""}, "feat-a-111111 feat-a-222222 feat/a"},

@@ -28,6 +28,7 @@ type grammar struct {
 	Down     downCmd         `cmd:"" help:"Stop a world's processes; files, ports and slices stay."`
 	Remove   removeCmd       `cmd:"" help:"Destroy a world: processes, slices, ports, logs and its worktree."`
 	Status   statusCmd       `cmd:"" help:"Every world on the machine, grouped by project."`
+	Top      topCmd          `cmd:"" help:"Every world's memory, CPU, disk and slices, the most memory first, refreshing (--once, --json)."`
 	Env      envCmd          `cmd:"" help:"A world's exposed coordinates (the [agents] expose set)."`
 	Logs     handoffLogs     `cmd:"" help:"A world's service logs."`
 	Daemon   daemonCmd       `cmd:"" help:"Start, stop or inspect the daemon."`

@@ -186,6 +186,19 @@ func (c *Conn) Clone(ctx context.Context, req *sdk.CloneRequest) (*sdk.CloneResp
 	return client.Clone(ctx, cl, req)
 }
 
+// Size asks how much req.Slice takes (the optional size call). An adapter
+// without it answers with code unsupported, or invalid when it predates
+// the call.
+func (c *Conn) Size(ctx context.Context, req *sdk.SizeRequest) (*sdk.SizeResponse, error) {
+	if err := c.target(&req.Target); err != nil {
+		return nil, err
+	}
+	c.header(&req.Header)
+	ctx, cancel, cl := c.caller(ctx, sdk.CallSize)
+	defer cancel()
+	return client.Size(ctx, cl, req)
+}
+
 // Destroy asks for req.Slice to be gone.
 func (c *Conn) Destroy(ctx context.Context, req *sdk.DestroyRequest) (*sdk.DestroyResponse, error) {
 	if err := c.target(&req.Target); err != nil {

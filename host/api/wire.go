@@ -355,6 +355,8 @@ type World struct {
 	// ("profile frontend", "--only web,api", "--except worker"); "" for
 	// all of them.
 	Selection string `json:"selection,omitempty"`
+	// Cost is what the world takes on the machine (status only).
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Queue is a world's place in the admission queue.

@@ -27,7 +27,7 @@ func (s dashSource) Worlds(ctx context.Context) ([]dashboard.World, error) {
 	}
 	var out []dashboard.World
 	for _, w := range res.Worlds {
-		dw := dashboard.World{Project: w.Project, Worktree: w.Worktree, Path: w.Path, State: w.State, Reason: w.Reason}
+		dw := dashboard.World{Project: w.Project, Worktree: w.Worktree, Path: w.Path, State: w.State, Reason: w.Reason, Cost: w.Cost}
 		if w.Branch != w.Worktree {
 			dw.Branch = w.Branch
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/state"
 )
@@ -29,6 +30,8 @@ type World struct {
 	Services []Service
 	// Verify is the last `binky verify` result; nil when never run.
 	Verify *Verify
+	// Cost is what the world takes (status's cost); nil when unknown.
+	Cost *api.Cost
 }
 
 // Service is one service of a world.
@@ -197,6 +200,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 				}
 			}
 		}
+		v.CostLine = costLine(wd.Cost)
 		if wd.Verify != nil {
 			vr := *wd.Verify
 			vr.Summary = h.opts.Redactor.String(vr.Summary)
@@ -242,6 +246,8 @@ type worldView struct {
 	World
 	Services  []serviceView
 	VerifyAgo string
+	// CostLine is the world's cost in words: memory, CPU, disk, slices.
+	CostLine string
 }
 
 // eventView flattens an Event for the template (an embedded Event would

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/dashboard"
 	"github.com/binkyhq/binky/host/proxy"
 	"github.com/binkyhq/binky/host/state"
@@ -44,6 +45,9 @@ func sample(port int) *fakeSource {
 		worlds: []dashboard.World{
 			{Project: "acme", Worktree: "feat-login-3f2a", Branch: "feat/login", Path: "/src/acme/.worktrees/feat-login-3f2a", State: state.WorldUp,
 				Verify: &dashboard.Verify{Passed: true, At: now.Add(-3 * time.Minute), Summary: "go test ./... && npm test"},
+				Cost: &api.Cost{Source: "processes", Processes: 2, RSS: 64 << 20, CPUPercent: 1.5,
+					Disk:   &api.DiskCost{Untracked: 1 << 10, Ignored: 12 << 20, AgeSeconds: 61},
+					Slices: []api.SliceCost{{Service: "db", Adapter: "postgres", Bytes: 8 << 20}}, SliceBytes: 8 << 20},
 				Services: []dashboard.Service{
 					{Name: "web", Kind: "cmd", State: state.ServiceRunning, Port: 4101, URL: url("web.feat-login-3f2a.acme.localhost")},
 					{Name: "api", Kind: "cmd", State: state.ServiceRunning, Port: 4102, URL: url("api.feat-login-3f2a.acme.localhost")},
@@ -106,6 +110,7 @@ func TestDashboardShowsWorlds(t *testing.T) {
 		`<td class="err">provision: access denied`, // a real error is red
 		`http-equiv="refresh" content="5"`,
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
+		"memory 64.0 MiB · cpu 1.5% · 2 processes · disk 12.0 MiB (1m1s ago) · slices 8.0 MiB", // cost
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("dashboard lacks %q", want)

@@ -96,6 +96,7 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"world
 </div>
 <div class="meta">{{if .Branch}}<span>branch <code>{{.Branch}}</code></span>{{end}}{{if .Path}}<span><code>{{.Path}}</code></span>{{end}}
 {{with .Verify}}{{if .Summary}}<span class="{{if not .Passed}}err{{end}}">{{.Summary}}</span>{{end}}{{end}}</div>
+{{if .CostLine}}<div class="meta cost">{{.CostLine}}</div>{{end}}
 {{if .Reason}}<div class="why err">why: {{.Reason}}</div>{{end}}
 {{if .Services}}<table class="svc"><thead><tr><th>Service</th><th>State</th><th>Port</th><th>URL</th></tr></thead><tbody>
 {{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err">{{.Reason}}</div>{{end}}{{if .Warning}}<div class="warn-text">{{.Warning}}</div>{{end}}{{if .LogTail}}<pre class="tail" title="last log lines">{{range .LogTail}}{{.}}

@@ -163,6 +163,9 @@ func statusSummary(r api.StatusResult, now time.Time) string {
 			}
 			s += fmt.Sprintf(" (verify %s at %s%s, %s)", verdict, commitLabel(v.Commit, v.Dirty), stale, ago(now.Sub(v.At)))
 		}
+		if c := costSummary(w.Cost); c != "" {
+			s += " {" + c + "}"
+		}
 		if w.Reason != "" {
 			s += " — why: " + w.Reason
 		}
@@ -192,6 +195,33 @@ func statusSummary(r api.StatusResult, now time.Time) string {
 		noun = "world"
 	}
 	return fmt.Sprintf("%d %s: %s", len(parts), noun, strings.Join(parts, "; "))
+}
+
+// costSummary is a world's cost in a few words: "memory 64 MiB, cpu 2%,
+// disk 12 MiB, slices ~3 MiB" (~: approximate, or a slice not told); ""
+// when unknown.
+func costSummary(c *api.Cost) string {
+	if c == nil {
+		return ""
+	}
+	mib := func(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
+	parts := []string{"memory " + mib(max(c.Memory, c.RSS))}
+	if c.CPUPercent >= 0 {
+		parts = append(parts, fmt.Sprintf("cpu %.0f%%", c.CPUPercent))
+	}
+	if d := c.Disk; d != nil {
+		parts = append(parts, "disk "+mib(d.Untracked+d.Ignored))
+	}
+	if len(c.Slices) > 0 {
+		approx := ""
+		for _, sl := range c.Slices {
+			if sl.Approximate || sl.Unsupported || sl.Error != "" {
+				approx = "~"
+			}
+		}
+		parts = append(parts, "slices "+approx+mib(c.SliceBytes))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func envSummary(r EnvResult, order []string) string {

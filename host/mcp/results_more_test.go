@@ -18,6 +18,12 @@ func TestSummariesShowDirtyDirectAndNoPorts(t *testing.T) {
 	if !strings.Contains(st, "at abcdef12+dirty") {
 		t.Errorf("status summary %q; want abcdef12+dirty", st)
 	}
+	st = statusSummary(api.StatusResult{Worlds: []api.World{{Project: "p", Worktree: "a", State: "up",
+		Cost: &api.Cost{RSS: 64 << 20, CPUPercent: 2, Disk: &api.DiskCost{Ignored: 12 << 20},
+			Slices: []api.SliceCost{{Service: "cache", Bytes: 3 << 20, Approximate: true}}, SliceBytes: 3 << 20}}}}, now)
+	if !strings.Contains(st, "{memory 64 MiB, cpu 2%, disk 12 MiB, slices ~3 MiB}") {
+		t.Errorf("status summary %q; want the world's cost", st)
+	}
 	if v := verifySummary(VerifyResult{Worktree: "a", Passed: true, Commit: "abcdef123456", Dirty: true}); !strings.Contains(v, "abcdef12+dirty") {
 		t.Errorf("verify summary %q; want abcdef12+dirty", v)
 	}

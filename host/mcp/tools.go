@@ -82,7 +82,8 @@ func tools() []mcpgo.Tool {
 		mcpgo.NewTool(ToolStatus,
 			mcpgo.WithDescription("Call it to see what runs and whether a world is healthy (and why not); with no argument it lists every world and names yours in here. "+
 				"List the worlds on this machine (or one world) with their state, port block, services "+
-				"(state, pid, port, URL) and the last verify run (passed or failed, at which commit, stale when HEAD moved since)."),
+				"(state, pid, port, URL), the last verify run (passed or failed, at which commit, stale when HEAD moved since) "+
+				"and its cost (memory and CPU of its processes, disk of its untracked and ignored files, its slices' sizes, each with when it was measured)."),
 			mcpgo.WithString("worktree", mcpgo.Description("Only this world: a worktree name or branch. Default: every world.")),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
 			mcpgo.WithString("project", mcpgo.Description(projectHelp)),

@@ -48,6 +48,11 @@ func HookRuns(prefix string) map[int]string {
 // empty.
 func MarkedProcesses(prefix string) []int { return markedPrefix(prefix) }
 
+// MarkerValues maps each live process whose marker starts with prefix
+// to its marker (see WorldMarker): one look at every process, which a
+// caller sorts into worlds itself. Empty where MarkedProcesses is.
+func MarkerValues(prefix string) map[int]string { return markerValues(prefix) }
+
 // EndMarked ends every live process whose marker starts with prefix: sig,
 // then SIGKILL for what is left after grace. It returns the pids still alive
 // after that (a process in uninterruptible sleep can outlast SIGKILL for a

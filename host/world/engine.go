@@ -52,6 +52,8 @@ type Engine struct {
 	goldens   KeyedLocks[sync.Mutex] // golden template name → builds a template once
 	dataMoves KeyedLocks[sync.Mutex] // adapter alias → its data directory moved once at a time
 	verifies  KeyedLocks[sync.Mutex] // project/worktree → one verify of a world at a time
+
+	cost costs // what each world costs: readings kept between statuses (cost.go)
 }
 
 // Options is what an Engine is built from. Every field is required except

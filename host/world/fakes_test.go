@@ -159,6 +159,16 @@ func (c *fakeConn) Destroy(_ context.Context, req *sdk.DestroyRequest) (*sdk.Des
 	return &sdk.DestroyResponse{}, nil
 }
 
+// Size is the optional size call: the slice's config "bytes", or 0. It
+// is not recorded among the calls (a status measures slices in the
+// background, at times a test does not choose).
+func (c *fakeConn) Size(_ context.Context, req *sdk.SizeRequest) (*sdk.SizeResponse, error) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	n, _ := c.f.slices[req.Slice]["bytes"].(int64)
+	return &sdk.SizeResponse{Bytes: n, Shared: n / 4, Note: "fake"}, nil
+}
+
 func (c *fakeConn) Close() error { return nil }
 
 // fakeDaemon is the daemon's side of the engine (world.Options' Events

@@ -37,12 +37,21 @@ func (e *Engine) Status(ctx context.Context, a api.StatusArgs) (*api.StatusResul
 	}
 	res := &api.StatusResult{Worlds: []api.World{}}
 	memo := newStatusMemo()
+	marked := e.markedByWorld()
 	for _, rec := range recs {
 		w, err := e.statusOf(ctx, rec, memo)
 		if err != nil {
 			return nil, err
 		}
+		w.Cost = e.costOf(ctx, rec, marked)
 		res.Worlds = append(res.Worlds, *w)
+	}
+	if a.Name == "" && !a.Here {
+		ids := map[int64]bool{}
+		for _, rec := range recs {
+			ids[rec.ID] = true
+		}
+		e.cost.keepOnly(ids)
 	}
 	res.Home = &api.Home{ID: e.homeID, Dir: e.home}
 	if abs, err := filepath.Abs(e.home); err == nil {

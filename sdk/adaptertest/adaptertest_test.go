@@ -2,7 +2,9 @@ package adaptertest
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -58,6 +60,22 @@ func (d dirStore) keepClaim(t sdk.Target) error {
 		return os.WriteFile(d.claimPath(t, t.Slice), []byte(c), 0o644)
 	}
 	return nil
+}
+
+// Size is the optional size call: how many entries the slice's directory
+// holds, 0 when it is not there (mode sizeliar: 1 for a slice never made).
+func (d dirStore) Size(_ context.Context, r *sdk.SizeRequest) (*sdk.SizeResponse, error) {
+	ents, err := os.ReadDir(d.path(r.Target))
+	if errors.Is(err, fs.ErrNotExist) {
+		if d.mode == "sizeliar" {
+			return &sdk.SizeResponse{Bytes: 1}, nil
+		}
+		return &sdk.SizeResponse{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.SizeResponse{Bytes: int64(len(ents))}, nil
 }
 
 func (d dirStore) Describe(context.Context, *sdk.DescribeRequest) (*sdk.DescribeResponse, error) {
@@ -192,7 +210,7 @@ func TestRunReportsEveryCheck(t *testing.T) {
 	if err != nil || failed != 0 {
 		t.Fatalf("Run: failed %d, err %v; want 0, nil", failed, err)
 	}
-	if want := "describe provision resolve clone destroy claim invalid protocol rpc"; strings.Join(got, " ") != want {
+	if want := "describe provision resolve clone size destroy claim invalid protocol rpc"; strings.Join(got, " ") != want {
 		t.Errorf("checks: got %q; want %q", strings.Join(got, " "), want)
 	}
 	left, err := os.ReadDir(opts.DataDir)
@@ -215,6 +233,7 @@ func TestBrokenAdapters(t *testing.T) {
 		{mode: "strict", wantFail: checkProvision, wantInMsg: "attempt 2 of 2"},
 		{mode: "cloneliar", wantFail: checkClone, wantInMsg: "dirstore cannot clone"},
 		{mode: "lenient", wantFail: checkInvalid, wantInMsg: "replied ok"},
+		{mode: "sizeliar", wantFail: checkSize, wantInMsg: "a slice never made: 1 bytes; want 0"},
 		{mode: "rpcdiffers", wantFail: checkRPC, wantInMsg: "want the same bytes"},
 		{mode: "claimliar", wantFail: checkClaim, wantInMsg: "by another owner succeeded"},
 		{mode: "plainpassword", wantFail: checkResolve, wantInMsg: `value "password" but did not list it in secret`},

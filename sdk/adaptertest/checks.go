@@ -21,6 +21,7 @@ const (
 	checkProvision = "provision"
 	checkResolve   = "resolve"
 	checkClone     = "clone"
+	checkSize      = "size"
 	checkDestroy   = "destroy"
 	checkClaim     = "claim"
 	checkInvalid   = "invalid"
@@ -40,6 +41,7 @@ func (r *runner) checks() []check {
 		{checkProvision, TierOneShot, r.checkProvision},
 		{checkResolve, TierOneShot, r.checkResolve},
 		{checkClone, TierOneShot, r.checkClone},
+		{checkSize, TierOneShot, r.checkSize},
 		{checkDestroy, TierOneShot, r.checkDestroy},
 		{checkClaim, TierOneShot, r.checkClaim},
 		{checkInvalid, TierOneShot, r.checkInvalid},
@@ -215,6 +217,42 @@ func (r *runner) checkClone(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("resolve the source %s after cloning it: %w", r.slice, err)
 	}
 	return "cloned " + r.slice + " to " + target + "; both resolve", nil
+}
+
+// checkSize: the optional size call. With size:true in describe, a
+// provisioned slice has a size (not negative, shared bytes within it) and
+// a slice never made is 0 bytes, not an error; without it, size replies
+// unsupported (or invalid, from an adapter built before the call).
+func (r *runner) checkSize(ctx context.Context) (string, error) {
+	size := func(slice string) (*sdk.SizeResponse, error) {
+		cctx, cancel := r.call(ctx)
+		defer cancel()
+		return client.Size(cctx, r.bin, &sdk.SizeRequest{Header: r.header(), Target: r.target(slice)})
+	}
+	got, err := size(r.slice)
+	if !r.desc.Size {
+		if err == nil {
+			return "", errors.New("describe does not say size:true, but size succeeded")
+		}
+		if code := sdk.CodeOf(err); code != sdk.CodeUnsupported && code != sdk.CodeInvalid {
+			return "", fmt.Errorf("describe does not say size:true; want code %q, got %q: %w", sdk.CodeUnsupported, code, err)
+		}
+		return "no size call (optional)", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("size of %s: %w", r.slice, err)
+	}
+	if got.Bytes < 0 || got.Shared < 0 || got.Shared > got.Bytes {
+		return "", fmt.Errorf("size of %s: %d bytes, %d shared; want 0 <= shared <= bytes", r.slice, got.Bytes, got.Shared)
+	}
+	none, err := size(r.slice + "_never")
+	if err != nil {
+		return "", fmt.Errorf("size of %s_never, a slice never made: %w; want 0 bytes", r.slice, err)
+	}
+	if none.Bytes != 0 {
+		return "", fmt.Errorf("size of %s_never, a slice never made: %d bytes; want 0", r.slice, none.Bytes)
+	}
+	return fmt.Sprintf("%s is %d bytes; a slice never made is 0", r.slice, got.Bytes), nil
 }
 
 // checkDestroy: destroying every slice made so far twice succeeds.

@@ -106,3 +106,15 @@ func Destroy(ctx context.Context, c Caller, req *sdk.DestroyRequest) (*sdk.Destr
 	}
 	return &resp, nil
 }
+
+// Size asks how much req.Slice takes. A zero Protocol is filled in. An
+// adapter without the call answers with code unsupported (or invalid,
+// when it predates the call).
+func Size(ctx context.Context, c Caller, req *sdk.SizeRequest) (*sdk.SizeResponse, error) {
+	header(&req.Header)
+	var resp sdk.SizeResponse
+	if err := callJSON(ctx, c, sdk.CallSize, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}

@@ -17,5 +17,8 @@ func Listening(int) ([]Socket, error) {
 // Holders finds no holder on this platform.
 func Holders(...uint64) map[uint64][]int { return map[uint64][]int{} }
 
+// HoldersAmong finds no holder on this platform.
+func HoldersAmong([]int, ...uint64) map[uint64][]int { return map[uint64][]int{} }
+
 // CommandLine is "?" on this platform.
 func CommandLine(int) string { return "?" }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/warm"
 	"github.com/binkyhq/binky/host/worktree"
 )
@@ -89,6 +90,9 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		ds = append(ds, config.CheckAdapterNames(path, string(src), cfg, known)...)
 		ds = append(ds, config.CheckEnvFiles(path, envFileRoots(ctx, filepath.Dir(path)), cfg)...)
 		ds = append(ds, warm.Check(ctx, path, path, cfg)...)
+		if eph, err := ports.EphemeralRange(ctx); err == nil {
+			ds = append(ds, config.CheckPortRange(path, cfg, ports.DefaultRange(), eph)...)
+		}
 		slices.SortStableFunc(ds, func(a, b config.Diagnostic) int { return a.Line - b.Line })
 	}
 	if c.JSON {

@@ -62,6 +62,7 @@ var checks = []check{
 	{"localhost", checkLocalhost},
 	{"ca", checkCA},
 	{"ports", checkPorts},
+	{"ephemeral-ports", checkEphemeral},
 	{"leases", checkLeases},
 	{"exposed", checkExposed},
 	{"logs", checkLogs},

@@ -153,7 +153,7 @@ func answering(addr netip.AddrPort) []Socket {
 	if !isLocal(addr.Addr()) {
 		return nil
 	}
-	all, err := Listening(int(addr.Port()))
+	all, err := listeningFor(addr)
 	if err != nil {
 		return nil // cannot tell here: the answer is taken at its word
 	}

@@ -32,6 +32,16 @@ func Listening(port int) ([]Socket, error) {
 	return procListening(port)
 }
 
+// listeningFor is the listening sockets that may take a connection to
+// addr (a superset: Answering picks among them): asked of the kernel
+// (diagAnswering), else Listening's.
+func listeningFor(addr netip.AddrPort) ([]Socket, error) {
+	if socks, err := diagAnswering(addr); err == nil {
+		return socks, nil
+	}
+	return procListening(int(addr.Port()))
+}
+
 // procListening is Listening from /proc/net/tcp and /proc/net/tcp6, whose
 // every line is read: its cost grows with every socket of the machine. A
 // host without IPv6 has no tcp6 table, which is not an error.

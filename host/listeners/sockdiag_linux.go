@@ -5,6 +5,8 @@ package listeners
 import (
 	"errors"
 	"fmt"
+	"net/netip"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,6 +19,35 @@ import (
 // reads /proc/net/tcp instead. An IPv6 question the kernel refuses (no
 // IPv6 here) is not an error.
 func diagListening(port int) ([]Socket, error) {
+	return diagFamilies(port, afInet, afInet6)
+}
+
+// diagAnswering is the listening sockets that may take a connection to
+// addr, asked of the kernel with as few questions as it can: for an IPv4
+// address, the IPv4 sockets first, and the IPv6 ones (a wildcard :: takes
+// IPv4 too) only when no IPv4 socket is bound to that very address; for
+// an IPv6 address, the IPv6 sockets only.
+func diagAnswering(addr netip.AddrPort) ([]Socket, error) {
+	a := addr.Addr().Unmap().WithZone("")
+	if !a.Is4() {
+		return diagFamilies(int(addr.Port()), afInet6)
+	}
+	v4, err := diagFamilies(int(addr.Port()), afInet)
+	if err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(v4, func(s Socket) bool { return s.Addr.Addr() == a }) {
+		return v4, nil
+	}
+	v6, err := diagFamilies(int(addr.Port()), afInet6)
+	if err != nil {
+		return nil, err
+	}
+	return append(v4, v6...), nil
+}
+
+// diagFamilies is diagListening for the given address families.
+func diagFamilies(port int, families ...uint8) ([]Socket, error) {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
 		return nil, fmt.Errorf("open a sock_diag socket: %w", err)
@@ -28,7 +59,7 @@ func diagListening(port int) ([]Socket, error) {
 	}
 	var out []Socket
 	buf := make([]byte, 32<<10)
-	for seq, family := range []uint8{afInet, afInet6} {
+	for seq, family := range families {
 		socks, err := diagAsk(fd, buf, family, uint16(port), uint32(seq+1))
 		var de *diagError
 		switch {

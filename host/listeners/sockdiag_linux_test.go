@@ -91,6 +91,13 @@ func TestDiagFindsWhatProcFinds(t *testing.T) {
 				}
 			}
 			probe := netip.AddrPortFrom(netip.MustParseAddr(tc.probe), uint16(port))
+			few, err := diagAnswering(probe)
+			if err != nil {
+				t.Fatalf("diagAnswering(%s): %v", probe, err)
+			}
+			if got, want := inodesOf(Answering(few, probe)), inodesOf(Answering(viaDiag, probe)); !slices.Equal(got, want) || len(got) == 0 {
+				t.Errorf("the sockets answering %s, asked for that address: %v; asked for the port: %v", probe, got, want)
+			}
 			old := Holders(inodesOf(Answering(viaDiag, probe))...)
 			var oldPids []int
 			for _, pids := range old {
@@ -103,7 +110,7 @@ func TestDiagFindsWhatProcFinds(t *testing.T) {
 			if err := NewVetter(func(p int) bool { return p == pid }, own).Check(probe); err != nil {
 				t.Errorf("Vetter(pid %d).Check(%s) = %v; want nil", pid, probe, err)
 			}
-			err := NewVetter(func(int) bool { return false }, own).Check(probe)
+			err = NewVetter(func(int) bool { return false }, own).Check(probe)
 			if fe := (*ForeignError)(nil); !errors.As(err, &fe) || fe.Pid != slices.Min(oldPids) {
 				t.Errorf("Vetter(nobody).Check(%s) = %v; want a ForeignError naming pid %d, as Check does", probe, err, slices.Min(oldPids))
 			}

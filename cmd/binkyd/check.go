@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/binkyhq/binky/host/config"
+	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/warm"
 	"github.com/binkyhq/binky/host/worktree"
 )
@@ -92,6 +93,9 @@ func (c *checkCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		ds = append(ds, warm.Check(ctx, path, path, cfg)...)
 		if c.Target == "windows" && runtime.GOOS != "windows" { // on Windows, Load reported them
 			ds = append(ds, config.CheckWindows(path, string(src), cfg)...)
+		}
+		if eph, err := ports.EphemeralRange(ctx); err == nil {
+			ds = append(ds, config.CheckPortRange(path, cfg, ports.DefaultRange(), eph)...)
 		}
 		slices.SortStableFunc(ds, func(a, b config.Diagnostic) int { return a.Line - b.Line })
 	}

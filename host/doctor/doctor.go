@@ -63,6 +63,7 @@ var checks = []check{
 	{"localhost", checkLocalhost},
 	{"ca", checkCA},
 	{"ports", checkPorts},
+	{"ephemeral-ports", checkEphemeral},
 	{"leases", checkLeases},
 	{"exposed", checkExposed},
 	{"logs", checkLogs},

@@ -27,7 +27,7 @@ func (s portScope) String() string {
 // fix is the one thing that ends a conflict in s.
 func (s portScope) fix() string {
 	if s.project == "" {
-		return "stop it, or give your project a range of its own: port_range = [42000, 43000] under [project] in binky.toml"
+		return "stop it, or give your project a range of its own: port_range = " + suggestedRange + " under [project] in binky.toml"
 	}
 	return fmt.Sprintf("stop it, or give project %s another port_range in %s", s.project, s.file)
 }
@@ -83,6 +83,49 @@ func checkPorts(ctx context.Context, e *Env) []Finding {
 		}
 	}
 	return out
+}
+
+// suggestedRange is the range fixes propose for a project of its own: clear
+// of binky's default range, of the kernels' ephemeral ranges (Linux's
+// 32768-60999, Windows' and macOS's 49152-65535), of Kubernetes' NodePorts
+// (30000-32767) and of the adapters' RPC ports (48000-49151).
+const suggestedRange = "[17000, 17999]"
+
+// checkEphemeral warns when binky's default range or a registered
+// project's port_range overlaps the system's ephemeral port range: any
+// program's outgoing connection can take a port there.
+func checkEphemeral(ctx context.Context, e *Env) []Finding {
+	eph, err := ports.EphemeralRange(ctx)
+	if err != nil {
+		return []Finding{skip("the ephemeral port range cannot be read on %s: %v", e.GOOS, err)}
+	}
+	return ephemeralFindings(eph, portScopes(ctx, e))
+}
+
+// ephemeralFindings is a warning for each of scopes that overlaps eph
+// (naming both ranges, the ports they share and the fix), or one ok.
+func ephemeralFindings(eph ports.Ephemeral, scopes []portScope) []Finding {
+	var out []Finding
+	for _, s := range scopes {
+		shared := eph.Overlap(s.rng)
+		if len(shared) == 0 {
+			continue
+		}
+		where := "in " + s.file
+		if s.project == "" {
+			where = "under [project] in binky.toml"
+		}
+		out = append(out, warn(where+": "+eph.Fix(s.rng),
+			"%s overlaps %s at ports %s: an outgoing connection of any program can take a world's port there", s, eph, ports.RunsString(shared)))
+	}
+	if len(out) > 0 {
+		return out
+	}
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
+		names[i] = s.String()
+	}
+	return []Finding{ok("%s lie outside %s", joinAnd(names), eph)}
 }
 
 // portScopes is the default range and every registered world's

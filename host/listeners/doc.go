@@ -1,15 +1,23 @@
 // Package listeners owns two questions about this host's TCP sockets.
 //
 // "Who listens on this TCP port": the listening sockets of this network
-// namespace (on Linux, /proc/net/tcp and /proc/net/tcp6), the processes
-// that hold them (socket inodes found in /proc/<pid>/fd), and which of them
-// answers a connection to a given address. ports.Owner names a port's
-// holder with it; the supervisor uses Check so that a health probe counts
-// only when the socket that answered is held by the service's own
-// processes. Where the platform cannot tell (no /proc: macOS, the BSDs,
-// Windows, or a /proc that is not mounted), Listening returns an error
-// wrapping errors.ErrUnsupported and Check passes: the probe's answer is
-// then taken at its word, as before.
+// namespace on that port, the processes that hold them (socket inodes
+// found in /proc/<pid>/fd), and which of them answers a connection to a
+// given address. On Linux the sockets are asked of the kernel for the one
+// port, over netlink sock_diag (sockdiag.go writes the request and reads
+// the replies, built and fuzzed everywhere; sockdiag_linux.go sends it);
+// where netlink cannot be used, all of /proc/net/tcp and /proc/net/tcp6
+// is read instead. ports.Owner names a port's holder with it; the
+// supervisor uses a Vetter so that a health probe counts only when the
+// socket that answered is held by the service's own processes: the
+// holder is looked for in the service's processes' descriptors first and
+// in every process's only when none of them holds it, and a verdict is
+// kept while the same socket (inode) answers, so a periodic probe of a
+// service that keeps its listener costs one netlink round trip. Where the
+// platform cannot tell (no /proc: macOS, the BSDs, Windows, or a /proc
+// that is not mounted), Listening returns an error wrapping
+// errors.ErrUnsupported and Check passes: the probe's answer is then taken
+// at its word, as before.
 //
 // "Who is at the other end of this local connection": PeerOf tells whether
 // the client of a TCP connection between two sockets of this host is this

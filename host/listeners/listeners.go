@@ -1,11 +1,13 @@
 package listeners
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"slices"
+	"sync"
 )
 
 // Socket is one listening TCP socket.
@@ -74,27 +76,117 @@ func Answering(socks []Socket, addr netip.AddrPort) []Socket {
 // or no socket here takes the connection. Otherwise it returns a
 // *ForeignError naming the holder — the lowest pid holding the socket — or,
 // when no holder is visible (another user's process, and this one is not
-// root), the socket's owner.
+// root), the socket's owner. It looks at every process of the machine; a
+// Vetter looks at the expected ones first, and remembers.
 func Check(addr netip.AddrPort, mine func(pid int) bool) error {
-	if !isLocal(addr.Addr()) {
-		return nil
-	}
-	all, err := Listening(int(addr.Port()))
-	if err != nil {
-		return nil // cannot tell here: the answer is taken at its word
-	}
-	socks := Answering(all, addr)
+	socks := answering(addr)
 	if len(socks) == 0 {
 		return nil
 	}
+	return vet(addr, socks, inodesOf(socks), mine, nil)
+}
+
+// Vetter is Check for one set of processes (a service's) across repeated
+// probes, as cheap as the platform allows when nothing changes:
+//
+//   - the sockets that answer the address are asked of the kernel for
+//     that one port (Listening);
+//   - their holder is looked for first among the processes own lists (the
+//     service's own), and only when none of them holds a socket among
+//     every process of the machine;
+//   - a verdict that the sockets are mine's is remembered with their
+//     inodes, and while the same sockets answer the address it stands
+//     without looking at any process again. So is a verdict naming this
+//     very process (a probe that went through the daemon's own proxy). A
+//     verdict naming another holder is not remembered: the next probe
+//     looks again.
+//
+// It is safe for concurrent use.
+type Vetter struct {
+	mine func(pid int) bool
+	own  func() []int
+
+	mu   sync.Mutex
+	seen map[netip.AddrPort]vetted
+}
+
+// vetted is a verdict a Vetter remembers for one address.
+type vetted struct {
+	inodes []uint64 // the sockets it was about, ascending
+	err    error    // nil, or a *ForeignError naming this process
+}
+
+// NewVetter makes a Vetter for the processes mine accepts; own, when not
+// nil, lists the pids to look at first (cheaply: a process group, a
+// cgroup's members).
+func NewVetter(mine func(pid int) bool, own func() []int) *Vetter {
+	return &Vetter{mine: mine, own: own, seen: map[netip.AddrPort]vetted{}}
+}
+
+// Check is Check(addr, mine), vetted again only when the sockets that
+// answer addr are not those of the last verdict remembered for it.
+func (v *Vetter) Check(addr netip.AddrPort) error {
+	socks := answering(addr)
+	if len(socks) == 0 {
+		return nil
+	}
+	inodes := inodesOf(socks)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if last, ok := v.seen[addr]; ok && slices.Equal(last.inodes, inodes) {
+		return last.err
+	}
+	err := vet(addr, socks, inodes, v.mine, v.own)
+	var fe *ForeignError
+	if err == nil || errors.As(err, &fe) && fe.Pid == os.Getpid() {
+		v.seen[addr] = vetted{inodes: inodes, err: err}
+	} else {
+		delete(v.seen, addr)
+	}
+	return err
+}
+
+// answering is the listening sockets that take a connection to addr, when
+// this host can tell: none for an address not of this host, a platform
+// that cannot list its listeners, or a port nobody listens on.
+func answering(addr netip.AddrPort) []Socket {
+	if !isLocal(addr.Addr()) {
+		return nil
+	}
+	all, err := listeningFor(addr)
+	if err != nil {
+		return nil // cannot tell here: the answer is taken at its word
+	}
+	return Answering(all, addr)
+}
+
+// inodesOf is the inodes of socks, ascending, each once.
+func inodesOf(socks []Socket) []uint64 {
 	inodes := make([]uint64, len(socks))
 	for i, s := range socks {
 		inodes[i] = s.Inode
 	}
+	slices.Sort(inodes)
+	return slices.Compact(inodes)
+}
+
+// vet is Check's verdict on socks (inodes: theirs), the sockets that answer
+// addr: their holders are looked for among own's pids first (when own is
+// not nil), then among every process.
+func vet(addr netip.AddrPort, socks []Socket, inodes []uint64, mine func(int) bool, own func() []int) error {
+	if own != nil {
+		if cand := own(); len(cand) > 0 {
+			for _, pids := range HoldersAmong(cand, inodes...) {
+				if slices.ContainsFunc(pids, mine) {
+					return nil
+				}
+			}
+		}
+	}
 	holders := Holders(inodes...)
 	var pids []int
-	for _, s := range socks {
-		pids = append(pids, holders[s.Inode]...)
+	for _, in := range inodes {
+		pids = append(pids, holders[in]...)
 	}
 	slices.Sort(pids)
 	pids = slices.Compact(pids)

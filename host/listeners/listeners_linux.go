@@ -22,9 +22,30 @@ import (
 const tcpListen = "0A"
 
 // Listening returns the listening TCP sockets on port (every port when port
-// is 0), IPv4 and IPv6, from /proc/net/tcp and /proc/net/tcp6. A host
-// without IPv6 has no tcp6 table, which is not an error.
+// is 0), IPv4 and IPv6. It asks the kernel for that port (netlink
+// sock_diag, diagListening); where that cannot be asked, it reads
+// /proc/net/tcp and /proc/net/tcp6 (procListening).
 func Listening(port int) ([]Socket, error) {
+	if socks, err := diagListening(port); err == nil {
+		return socks, nil
+	}
+	return procListening(port)
+}
+
+// listeningFor is the listening sockets that may take a connection to
+// addr (a superset: Answering picks among them): asked of the kernel
+// (diagAnswering), else Listening's.
+func listeningFor(addr netip.AddrPort) ([]Socket, error) {
+	if socks, err := diagAnswering(addr); err == nil {
+		return socks, nil
+	}
+	return procListening(int(addr.Port()))
+}
+
+// procListening is Listening from /proc/net/tcp and /proc/net/tcp6, whose
+// every line is read: its cost grows with every socket of the machine. A
+// host without IPv6 has no tcp6 table, which is not an error.
+func procListening(port int) ([]Socket, error) {
 	var out []Socket
 	for i, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		b, err := os.ReadFile(f)
@@ -93,44 +114,73 @@ func parseAddr(s string) (netip.AddrPort, bool) {
 
 // Holders maps each of inodes to the pids (ascending) of the processes that
 // hold it open, among those whose descriptors this user may read. An inode
-// no visible process holds is absent.
+// no visible process holds is absent. It reads every descriptor of every
+// process of the machine; HoldersAmong reads only some processes'.
 func Holders(inodes ...uint64) map[uint64][]int {
 	out := map[uint64][]int{}
 	if len(inodes) == 0 {
 		return out
 	}
-	want := make(map[string]uint64, len(inodes))
-	for _, in := range inodes {
-		want["socket:["+strconv.FormatUint(in, 10)+"]"] = in
-	}
+	want := wanted(inodes)
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return out
 	}
 	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		fdDir := filepath.Join("/proc", e.Name(), "fd")
-		fds, err := os.ReadDir(fdDir)
-		if err != nil {
-			continue
-		}
-		for _, fd := range fds {
-			link, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
-			if err != nil {
-				continue
-			}
-			if in, ok := want[link]; ok && !slices.Contains(out[in], pid) {
-				out[in] = append(out[in], pid)
-			}
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			holdsAny(pid, want, out)
 		}
 	}
 	for _, pids := range out {
 		slices.Sort(pids)
 	}
 	return out
+}
+
+// HoldersAmong is Holders looking only at the descriptors of pids: the
+// processes a listener is expected to belong to, read before (and
+// instead of) every process of the machine.
+func HoldersAmong(pids []int, inodes ...uint64) map[uint64][]int {
+	out := map[uint64][]int{}
+	if len(inodes) == 0 {
+		return out
+	}
+	want := wanted(inodes)
+	for _, pid := range pids {
+		holdsAny(pid, want, out)
+	}
+	for _, pids := range out {
+		slices.Sort(pids)
+	}
+	return out
+}
+
+// wanted maps the fd link of each socket inode ("socket:[123]") to it.
+func wanted(inodes []uint64) map[string]uint64 {
+	want := make(map[string]uint64, len(inodes))
+	for _, in := range inodes {
+		want["socket:["+strconv.FormatUint(in, 10)+"]"] = in
+	}
+	return want
+}
+
+// holdsAny adds pid to out under each inode of want that one of its
+// descriptors names (once).
+func holdsAny(pid int, want map[string]uint64, out map[uint64][]int) {
+	fdDir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	fds, err := os.ReadDir(fdDir)
+	if err != nil {
+		return
+	}
+	for _, fd := range fds {
+		link, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
+		if err != nil {
+			continue
+		}
+		if in, ok := want[link]; ok && !slices.Contains(out[in], pid) {
+			out[in] = append(out[in], pid)
+		}
+	}
 }
 
 // CommandLine is a process's argv joined by spaces, cut to 80 bytes; "?"

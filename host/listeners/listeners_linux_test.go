@@ -185,13 +185,18 @@ func TestCheckAnotherProcess(t *testing.T) {
 	}
 }
 
-// TestHelperListen is the child of TestCheckAnotherProcess: it listens on
-// 127.0.0.1, prints the port, and holds it until stdin closes.
+// TestHelperListen is the child of TestCheckAnotherProcess (and of the
+// sock_diag tests): it listens on $BINKY_LISTENERS_ADDR (127.0.0.1:0 when
+// unset), prints the port, and holds it until stdin closes.
 func TestHelperListen(t *testing.T) {
 	if os.Getenv("BINKY_LISTENERS_HELPER") == "" {
 		t.Skip("helper process")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := os.Getenv("BINKY_LISTENERS_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

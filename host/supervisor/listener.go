@@ -16,7 +16,10 @@ import (
 // (see owns), else the attempt fails naming the holder, and the wait goes
 // on — a service that binds late, after another program let go of the
 // port, still becomes healthy. Where the platform cannot tell,
-// listeners.Check passes.
+// listeners.Check passes. The hook is a listeners.Vetter, made once per
+// run: the holder is looked for among the run's own processes (ownPids)
+// before any other, and a socket found the service's is not vetted again
+// by later probes while it is the one that answers.
 //
 // A probe answered by this very process went through the daemon's proxy (a
 // health URL written with ${svc.url}); the proxy forwards to 127.0.0.1 at
@@ -26,8 +29,9 @@ func listenerCheck(spec Spec, r *run) func(netip.AddrPort) error {
 	marker := markerValue(spec)
 	port := envPort(spec)
 	mine := func(pid int) bool { return r.owns(pid, marker) }
+	v := listeners.NewVetter(mine, func() []int { return ownPids(r) })
 	return func(addr netip.AddrPort) error {
-		err := listeners.Check(addr, mine)
+		err := v.Check(addr)
 		var fe *listeners.ForeignError
 		if !errors.As(err, &fe) || fe.Pid != os.Getpid() {
 			return err
@@ -35,7 +39,7 @@ func listenerCheck(spec Spec, r *run) func(netip.AddrPort) error {
 		if port <= 0 || port == int(addr.Port()) {
 			return nil
 		}
-		return listeners.Check(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port)), mine)
+		return v.Check(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port)))
 	}
 }
 

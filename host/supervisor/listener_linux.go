@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -39,4 +40,82 @@ func hasMarker(pid int, value string) bool {
 	}
 	st, err := readStat(pid)
 	return err == nil && !st.dead()
+}
+
+// maxOwnPids bounds how many processes ownPids lists: past it the
+// machine-wide scan is as cheap.
+const maxOwnPids = 256
+
+// ownPids lists the processes of run r that a listener is looked for in
+// first: the process, its descendants (from /proc/<pid>/task/<tid>/children,
+// which is most of its process group), and the members of the cgroup it
+// was started in. A holder that is none of these (a process that left the
+// tree and the cgroup) is found by the machine-wide scan that follows.
+func ownPids(r *run) []int {
+	if r.pid <= 0 {
+		return nil
+	}
+	seen := map[int]bool{r.pid: true}
+	out := []int{r.pid}
+	for i := 0; i < len(out) && len(out) < maxOwnPids; i++ {
+		for _, c := range childrenOf(out[i]) {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	if r.cgroup != "" {
+		for _, p := range cgroupProcs(r.cgroup) {
+			if !seen[p] && len(out) < maxOwnPids {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// childrenOf is pid's children, from the children file of each of its
+// threads (a kernel without CONFIG_PROC_CHILDREN has none: no children).
+func childrenOf(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		out = append(out, pidList(b)...)
+	}
+	return out
+}
+
+// cgroupProcs is the members of the cgroup v2 at path (as cgroupOf names
+// it), from its cgroup.procs.
+func cgroupProcs(path string) []int {
+	mnt, err := cgroup2Mount()
+	if err != nil {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(mnt, path, "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	return pidList(b)
+}
+
+// pidList reads the pids in b, separated by spaces or newlines.
+func pidList(b []byte) []int {
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if p, err := strconv.Atoi(f); err == nil && p > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }

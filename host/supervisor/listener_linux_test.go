@@ -371,3 +371,40 @@ func TestHealthThroughProxy(t *testing.T) {
 		}
 	})
 }
+
+// TestOwnPids: the processes a listener is looked for in first are the
+// run's process and its descendants (a grandchild too), not others.
+func TestOwnPids(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sh", "-c", `sleep 60 & sh -c 'sleep 60 & wait' & wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL); cmd.Wait() })
+	r := newRun(pid, pid, 0)
+	deadline := time.Now().Add(hang)
+	var got []int
+	for {
+		// sh, its sleep, the inner sh and its sleep: 4, once all have forked.
+		if got = ownPids(r); len(got) >= 4 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(got) != 4 || got[0] != pid {
+		t.Fatalf("ownPids = %v; want pid %d and its 3 descendants", got, pid)
+	}
+	for _, p := range got {
+		if st, err := readStat(p); err != nil || st.Pgrp != pid {
+			t.Errorf("ownPids lists %d, in group %d (%v); want only the group of %d", p, st.Pgrp, err, pid)
+		}
+	}
+	if slices.Contains(got, os.Getpid()) {
+		t.Errorf("ownPids = %v; want no other process (this test's %d)", got, os.Getpid())
+	}
+	if got := ownPids(newRun(0, 0, 0)); got != nil {
+		t.Errorf("ownPids of no process = %v; want none", got)
+	}
+}

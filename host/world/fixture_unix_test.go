@@ -5,10 +5,12 @@ package world
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -307,22 +309,25 @@ func alive(pid int) bool {
 	return !strings.HasPrefix(rest, "Z")
 }
 
-// freePort is a port the OS had free; the block above it is the test's
-// range (the allocator proves each port free before it hands it out).
+// freePort is the first port of a block of 60 the test's worlds take
+// their ports from: at a random place below the kernel's ephemeral range
+// (ports.EphemeralRange), where no outgoing connection of another test or
+// program takes a port from under a world, with its first port free now
+// (the allocator proves each port free before it hands it out).
 func freePort(t *testing.T) int {
 	t.Helper()
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		if p+59 <= 65535 {
+	top := 32768
+	if eph, err := ports.EphemeralRange(context.Background()); err == nil && eph.Range[0] > 20000+600 {
+		top = eph.Range[0]
+	}
+	for range 50 {
+		p := 20000 + rand.IntN(top-20000-60)
+		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
+			l.Close()
 			return p
 		}
 	}
-	t.Fatal("no free port range from the OS")
+	t.Fatal("no free port below the ephemeral range")
 	return 0
 }
 

@@ -18,7 +18,7 @@ var (
 	adapterKeys  = []string{"admin_url", "migrate", "seed", "clone_from", "inputs", "timeout", "config"}
 	healthKeys   = []string{"http", "tcp", "exec", "timeout", "interval"}
 	agentsKeys   = []string{"expose", "verify"}
-	worktreeKeys = []string{"copy", "copy_from", "setup", "inputs", "timeout"}
+	worktreeKeys = []string{"copy", "copy_from", "setup", "teardown", "inputs", "timeout"}
 	serviceKeys  = slices.Concat(commonKeys, cmdKeys, adapterKeys)
 )
 

@@ -27,6 +27,11 @@ type Worktree struct {
 	// the content Inputs match changes.
 	Setup  []string
 	Inputs []string
+	// Teardown are commands run in the worktree when binky remove removes
+	// its world, before the worktree and the slices go: the undo of what
+	// setup made outside the worktree (a docker volume, a hosts entry, a
+	// queue on a shared broker).
+	Teardown []string
 	// Timeout bounds each setup command; DefaultSetupTimeout when unset.
 	Timeout time.Duration
 }
@@ -62,6 +67,14 @@ func (d *decoder) worktree(c *Config, m map[string]any) {
 				}
 			}
 			w.Setup = list
+		case "teardown":
+			list, _ := d.strList(v, kp)
+			for i, s := range list {
+				if strings.TrimSpace(s) == "" {
+					d.errorf(join(kp, elem(i)), "give a command or remove the entry", "worktree.teardown[%d] is empty", i)
+				}
+			}
+			w.Teardown = list
 		case "inputs":
 			list, _ := d.strList(v, kp)
 			for i, g := range list {

@@ -245,6 +245,14 @@ func (e *Engine) Remove(ctx context.Context, a api.RemoveArgs, s Progress) (*api
 		left = append(left, "processes: "+e.redact.String(err.Error()))
 		s.Progress("left", "", "processes the stop could not end (see the end of this remove)")
 	}
+	// 2b. [worktree] teardown, in the worktree, while it is still there.
+	if err := e.teardown(ctx, s, rec, a.Env); err != nil {
+		if !a.Force {
+			return nil, err
+		}
+		left = append(left, "teardown: "+e.redact.String(err.Error()))
+		s.Progress("left", "", "what [worktree] teardown was to undo (it failed)")
+	}
 	// 3. the worktree before the slices: a worktree that will not go keeps
 	// its data too (--force drops the slices all the same, and says the
 	// worktree is left).

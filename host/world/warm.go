@@ -22,6 +22,10 @@ import (
 // (logs/<project>/<worktree>/setup.log) and marked with.
 const setupService = "setup"
 
+// teardownStep is the name [worktree] teardown is logged under
+// (teardown.log) and marked with, beside setup.
+const teardownStep = "teardown"
+
 // warmWorktree makes a world's worktree warm before anything of the world
 // starts (docs/warm.md): [worktree] copy once per worktree, then
 // [worktree] setup when its commands or the content of its inputs changed
@@ -61,7 +65,7 @@ func (e *Engine) warmWorktree(ctx context.Context, s Progress, w *world, rec *re
 	if err := e.endPriorRun(s, rec, setupService, setupService); err != nil {
 		return api.Wrap(api.CodeFailed, err)
 	}
-	if err := e.runSetup(ctx, w, rec); err != nil {
+	if err := e.runWorktreeCommands(ctx, w, rec, setupService, wc.Setup); err != nil {
 		return err
 	}
 	r.SetupSum, r.SetupAt = sum, time.Now().UTC()
@@ -135,32 +139,32 @@ func (e *Engine) warmCopy(ctx context.Context, s Progress, cfg *config.Config, r
 	return nil
 }
 
-// runSetup runs each [worktree] setup command in the worktree, in its own
-// process group marked as the world's, with the caller's environment, the
-// world's coordinates (tokens through variables, never pasted into the
-// command) and a time limit; output goes redacted to setup.log, and a
-// failure carries its last lines.
-func (e *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree) error {
+// runWorktreeCommands runs each [worktree] setup (or teardown) command
+// in the worktree, in its own process group marked as the world's, with
+// the caller's environment, the world's coordinates (tokens through
+// variables, never pasted into the command) and a time limit; output goes
+// redacted to <step>.log, and a failure carries its last lines.
+func (e *Engine) runWorktreeCommands(ctx context.Context, w *world, rec *registry.Worktree, step string, commands []string) error {
 	wc := &w.cfg.Worktree
-	logPath := filepath.Join(e.logDir(rec.Project, rec.Name), setupService+".log")
+	logPath := filepath.Join(e.logDir(rec.Project, rec.Name), step+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 		return err
 	}
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("open log of setup: %w", err)
+		return fmt.Errorf("open log of %s: %w", step, err)
 	}
 	defer logf.Close()
 	base := callerBase(w.caller)
 	base["BINKY_PROJECT"] = rec.Project
 	base["BINKY_WORKTREE"] = rec.Name
 	base["BINKY_WORKTREE_PATH"] = rec.Path
-	env := append(environ(base), supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, setupService, setupService))
+	env := append(environ(base), supervisor.MarkerEnv+"="+supervisor.HookMarker(e.homeID, rec.Project, rec.Name, setupService, step))
 	coords := w.coords()
 	limit := wc.SetupTimeout()
-	for i, command := range wc.Setup {
+	for i, command := range commands {
 		run := w.renderCmd(command, "", coords)
-		fmt.Fprintf(logf, "--- binky: setup[%d] at %s: %s\n", i, time.Now().Format(time.RFC3339), e.redact.String(command))
+		fmt.Fprintf(logf, "--- binky: %s[%d] at %s: %s\n", step, i, time.Now().Format(time.RFC3339), e.redact.String(command))
 		var tail bytes.Buffer
 		err := func() error {
 			ctx, cancel := context.WithTimeout(ctx, limit)
@@ -179,9 +183,13 @@ func (e *Engine) runSetup(ctx context.Context, w *world, rec *registry.Worktree)
 			return runErr
 		}()
 		if err != nil {
-			fmt.Fprintf(logf, "--- binky: setup[%d] failed: %v\n", i, err)
-			msg := fmt.Sprintf("setup of worktree %s failed: %q (%v); fix it and run binky up again (it runs again until it succeeds); last lines of %s:\n%s",
-				rec.Name, command, err, logPath, lastLines(strings.Split(strings.TrimRight(tail.String(), "\n"), "\n"), 20))
+			fmt.Fprintf(logf, "--- binky: %s[%d] failed: %v\n", step, i, err)
+			again := "fix it and run binky up again (it runs again until it succeeds)"
+			if step == teardownStep {
+				again = "fix it and run binky remove again (it runs again until it succeeds), or binky remove --force to go on without it"
+			}
+			msg := fmt.Sprintf("%s of worktree %s failed: %q (%v); %s; last lines of %s:\n%s",
+				step, rec.Name, command, err, again, logPath, lastLines(strings.Split(strings.TrimRight(tail.String(), "\n"), "\n"), 20))
 			return api.Errorf(api.CodeFailed, "%s", e.redact.String(msg))
 		}
 	}
@@ -199,4 +207,33 @@ func warmSize(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// teardown runs [worktree] teardown in rec's worktree, for remove: the
+// undo of what setup made outside the worktree. A worktree already gone
+// (a remove run again) or a config that no longer loads has nothing to
+// run it in: that is said, and remove goes on.
+func (e *Engine) teardown(ctx context.Context, s Progress, rec *registry.Worktree, caller map[string]string) error {
+	if _, err := os.Stat(rec.Path); err != nil {
+		return nil
+	}
+	cfg, err := e.worldConfig(rec)
+	if err != nil {
+		s.Progress("teardown", "", "skipped: the world's binky.toml does not load: "+OneLine(err.Error()))
+		return nil
+	}
+	if len(cfg.Worktree.Teardown) == 0 {
+		return nil
+	}
+	w, _, err := e.recordedWorld(ctx, cfg, rec, caller)
+	if err != nil {
+		// ${env.*} unresolved (an env_file gone): the commands run with
+		// the world's ports and slices all the same.
+		if w, _, err = e.worldAsRecorded(ctx, cfg, rec); err != nil {
+			return err
+		}
+		w.caller = caller
+	}
+	s.Progress("teardown", "", fmt.Sprintf("%d command(s) in %s", len(cfg.Worktree.Teardown), rec.Path))
+	return e.runWorktreeCommands(ctx, w, rec, teardownStep, cfg.Worktree.Teardown)
 }

@@ -3,14 +3,18 @@
 package world
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
+	"github.com/binkyhq/binky/host/state"
+	"github.com/binkyhq/binky/internal/gittest"
 )
 
 // warmWorld is a world whose [worktree] table is body, rooted in a fresh
@@ -111,5 +115,74 @@ timeout = "200ms"
 	err := d.warmWorktree(t.Context(), s, w, rec)
 	if err == nil || !strings.Contains(err.Error(), "time limit") {
 		t.Fatalf("got %v; want a time-limit failure", err)
+	}
+}
+
+// TestRemoveRunsTeardown: remove runs [worktree] teardown in the
+// worktree before it goes; a teardown that fails stops the remove (run
+// again, it runs again), and --force goes on, naming it as left (issue
+// 40: what setup makes outside the worktree no longer dangles).
+func TestRemoveRunsTeardown(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	f := newFixture(t, `
+[project]
+name = "td"
+port_range = PORTRANGE
+
+[worktree]
+setup    = ['echo made >> "$HOLD/outside"']
+teardown = ['test ! -f "$HOLD/refuse" || exit 3', 'echo undone "$BINKY_WORKTREE" >> "$HOLD/outside"']
+
+[services.side]
+cmd = 'exec sleep 100719'
+`)
+	upFirst(t, f)
+	f.write(filepath.Join(f.hold, "refuse"), "")
+	if _, err := f.remove(ctx, api.RemoveArgs{WorldRef: f.ref(), RemoveWorktree: true}); err == nil || !strings.Contains(err.Error(), "teardown of worktree") {
+		t.Fatalf("remove with a failing teardown: %v; want it refused naming the teardown", err)
+	}
+	f.wantState(state.WorldRemoving)
+	os.Remove(filepath.Join(f.hold, "refuse"))
+	if _, err := f.remove(ctx, api.RemoveArgs{WorldRef: f.ref(), RemoveWorktree: true}); err != nil {
+		t.Fatalf("remove again: %v\n%s", err, f.said)
+	}
+	if got := f.count("outside"); got != 2 {
+		t.Errorf("$HOLD/outside has %d lines; want setup's and teardown's", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.hold, "outside")); !strings.Contains(string(b), "undone feat") {
+		t.Errorf("teardown did not run with the world's environment: %q", b)
+	}
+	if f.record() != nil {
+		t.Error("the world is still recorded after remove")
+	}
+}
+
+// TestRemoveForceGoesPastTeardown: --force removes the world all the
+// same and names the teardown as left.
+func TestRemoveForceGoesPastTeardown(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	f := newFixture(t, `
+[project]
+name = "tf"
+port_range = PORTRANGE
+
+[worktree]
+teardown = ['exit 4']
+
+[services.side]
+cmd = 'exec sleep 100720'
+`)
+	upFirst(t, f)
+	w, err := f.remove(ctx, api.RemoveArgs{WorldRef: f.ref(), Force: true, RemoveWorktree: true})
+	if err != nil {
+		t.Fatalf("remove --force: %v\n%s", err, f.said)
+	}
+	if !strings.Contains(strings.Join(w.Left, "\n"), "teardown") {
+		t.Errorf("remove --force left %q; want the failed teardown named", w.Left)
+	}
+	if f.record() != nil {
+		t.Error("the world is still recorded after remove --force")
 	}
 }

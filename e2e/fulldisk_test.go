@@ -132,10 +132,20 @@ func mountTmpfsHome(t *testing.T, e *env, size string) (filler string) {
 			t.Errorf("free the home: %v", err)
 		}
 		e.cleanup()
-		if out, err := exec.Command("umount", e.home).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", e.home, err, out)
-			exec.Command("umount", "-l", e.home).Run()
+		// The daemon stopped; its last file handles close as it exits,
+		// which a loaded machine may take a moment to finish. Whatever
+		// still holds the home after that is a leak, and is named.
+		var out []byte
+		var err error
+		for range 100 {
+			if out, err = exec.Command("umount", e.home).CombinedOutput(); err == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
+		holders, _ := exec.Command("fuser", "-vm", e.home).CombinedOutput()
+		t.Errorf("umount %s: %v: %s\nholders:\n%s", e.home, err, out, holders)
+		exec.Command("umount", "-l", e.home).Run()
 	})
 	return filler
 }

@@ -31,9 +31,19 @@ func ReadLogLines(path string, n int, since time.Time) ([]Line, error) {
 // curLimit bytes (all of it when curLimit < 0).
 func readLogLines(path string, n int, since time.Time, curLimit int64) ([]Line, error) {
 	// A file that began before since means the older ones did too.
-	return newestFirst(path, n, curLimit, func(file string, _ int, limit int64) ([]Line, bool, error) {
+	lines, err := newestFirst(path, n, curLimit, func(file string, _ int, limit int64) ([]Line, bool, error) {
 		return datedLines(file, limit, since)
 	})
+	// A line's time is its mark's, good to about a second: across a roll
+	// or between two marks a line may come out dated a moment before the
+	// one above it. Lines are in the order they were written, so their
+	// times are too.
+	for i := 1; i < len(lines); i++ {
+		if lines[i].Time.Before(lines[i-1].Time) {
+			lines[i].Time = lines[i-1].Time
+		}
+	}
+	return lines, err
 }
 
 // datedLines reads one log file with the times of its lines, keeping those

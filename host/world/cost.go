@@ -36,6 +36,12 @@ type costs struct {
 type worldCost struct {
 	cpu   time.Duration // the previous CPU reading
 	cpuAt time.Time     // when it was taken; zero: none
+	// procs is the last reading of the world's processes (source,
+	// count, memory, CPU and its percentage), reused for procsFresh: an
+	// agent asking status in a loop reads /proc once a second, not on
+	// every call.
+	procs   api.Cost
+	procsOf state.World
 
 	disk     *api.DiskCost
 	diskBusy bool
@@ -84,6 +90,13 @@ func (e *Engine) costOf(ctx context.Context, rec *registry.Worktree, marked func
 	if canTellProcesses {
 		c.Source = "processes"
 	}
+	e.cost.mu.Lock()
+	if wc := e.cost.of(rec.ID); !wc.cpuAt.IsZero() && now.Sub(wc.cpuAt) < procsFresh && wc.procsOf == rec.State {
+		p := wc.procs
+		e.cost.mu.Unlock()
+		return e.costRest(ctx, rec, &p, now)
+	}
+	e.cost.mu.Unlock()
 	if rec.State != state.WorldDown {
 		var pids []int
 		cgOK := false
@@ -107,12 +120,26 @@ func (e *Engine) costOf(ctx context.Context, rec *registry.Worktree, marked func
 	}
 
 	e.cost.mu.Lock()
-	defer e.cost.mu.Unlock()
 	wc := e.cost.of(rec.ID)
 	if !wc.cpuAt.IsZero() && now.After(wc.cpuAt) && c.CPU >= wc.cpu {
 		c.CPUPercent = 100 * float64(c.CPU-wc.cpu) / float64(now.Sub(wc.cpuAt))
 	}
 	wc.cpu, wc.cpuAt = c.CPU, now
+	wc.procs, wc.procsOf = *c, rec.State
+	e.cost.mu.Unlock()
+	return e.costRest(ctx, rec, c, now)
+}
+
+// procsFresh is how long a reading of a world's processes answers status.
+const procsFresh = time.Second
+
+// costRest adds to c, the world's processes, its disk and slices as last
+// measured in the background, and starts a new measure when those are
+// stale.
+func (e *Engine) costRest(ctx context.Context, rec *registry.Worktree, c *api.Cost, now time.Time) *api.Cost {
+	e.cost.mu.Lock()
+	defer e.cost.mu.Unlock()
+	wc := e.cost.of(rec.ID)
 
 	if wc.disk != nil {
 		d := *wc.disk

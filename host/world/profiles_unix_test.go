@@ -230,3 +230,26 @@ func TestUpSelectionErrors(t *testing.T) {
 		t.Errorf("a plain up after the profile left binky.toml: %v; want it refused, naming the profile and up --all", err)
 	}
 }
+
+// TestResetKeepsToTheSelection: reset of a world whose profile leaves its
+// slice out makes no slice, and says why when asked for that one.
+func TestResetKeepsToTheSelection(t *testing.T) {
+	gittest.Isolate(t)
+	ctx := context.Background()
+	f := newFixture(t, profileWorld)
+	if _, err := f.up(ctx, api.UpArgs{Dir: f.wt, Env: f.env, Profile: "frontend"}); err != nil {
+		t.Fatalf("up --profile frontend: %v\n%s", err, f.said)
+	}
+	f.fa.takeCalls()
+	if _, err := f.reset(ctx, api.ResetArgs{WorldRef: f.ref()}); err == nil {
+		t.Error("reset of a world whose profile has no slice succeeded; want it to say there is nothing to reset")
+	}
+	_, err := f.reset(ctx, api.ResetArgs{WorldRef: f.ref(), Service: "db"})
+	if err == nil || !strings.Contains(err.Error(), "selection") {
+		t.Errorf("reset db, left out by the profile: %v; want a refusal naming the selection", err)
+	}
+	f.wantCalls() // no slice made, none dropped
+	if names := f.fa.sliceNames(); len(names) != 0 {
+		t.Errorf("the fake servers hold %v; want no slice (db is left out)", names)
+	}
+}

@@ -31,6 +31,12 @@ func (e *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.W
 		return nil, err
 	}
 	recorded := recordedSlices(cfg, svcs)
+	// A slice the world's selection (a profile, --only) leaves out is not
+	// the world's to make: reset leaves it as it is, or absent.
+	sel := selectionOf(cfg, rec.Selection)
+	if a.Service != "" && !sel.in(a.Service) {
+		return nil, api.Errorf(api.CodeInvalid, "%s is not in %s's selection (%s): binky up %s --all runs it, then reset it", a.Service, rec.Name, sel.why, rec.Name)
+	}
 	restart, err := e.stopForReset(ctx, s, cfg, rec, a)
 	if err != nil {
 		return nil, err
@@ -39,7 +45,7 @@ func (e *Engine) Reset(ctx context.Context, a api.ResetArgs, s Progress) (*api.W
 	for _, level := range cfg.StartOrder() {
 		for _, name := range level {
 			svc := cfg.Services[name]
-			if !svc.IsAdapter() || (a.Service != "" && a.Service != name) {
+			if !svc.IsAdapter() || (a.Service != "" && a.Service != name) || !sel.in(name) {
 				continue
 			}
 			slName := recorded[name]

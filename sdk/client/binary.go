@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,6 +89,12 @@ func (b *Binary) CallRaw(ctx context.Context, call string, request []byte) ([]by
 	case res.tooBig:
 		return nil, fmt.Errorf("%s: reply is larger than the 1 MiB limit (the adapter was killed); first %d bytes of stdout: %s",
 			label, SnippetLen, Snippet(res.stdout))
+	}
+	if res.state.ExitCode() == 2 && len(bytes.TrimSpace(res.stdout)) == 0 {
+		// A one-shot adapter's usage error: it does not know this call
+		// (one of a newer protocol, such as size). The host and the
+		// conformance kit read code invalid as "no such call".
+		return nil, fmt.Errorf("%s: %w", label, sdk.Errorf(sdk.CodeInvalid, "the adapter does not know the call %q: it exited 2 with no reply, a one-shot adapter's usage error", call))
 	}
 	reply, perr := CheckReply(res.stdout)
 	if perr != nil {

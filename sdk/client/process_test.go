@@ -108,6 +108,10 @@ func runFake(mode string) int {
 	if mode == "spawn" {
 		sdk.Run(spawner{a})
 	}
+	if mode == "usage" { // a one-shot adapter that knows no such call
+		fmt.Fprintln(os.Stderr, "usage: fake describe|provision|resolve|clone|destroy < request.json")
+		return 2
+	}
 	if len(os.Args) < 2 {
 		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: sdk.Handshake, Plugins: sdk.PluginSet(a)})
 		return 0
@@ -210,5 +214,17 @@ func TestStartMissing(t *testing.T) {
 	}
 	if _, err := b.StartRPC(t.Context()); err == nil {
 		t.Fatal("StartRPC of a missing binary: got no error")
+	}
+}
+
+// TestUnknownCallIsInvalid: a one-shot adapter that exits 2 with no reply
+// (its usage error: a call of a newer protocol it does not know, such as
+// size) answers code invalid, which the host and the conformance kit read
+// as "no such call", not a broken adapter.
+func TestUnknownCallIsInvalid(t *testing.T) {
+	b := fake(t, "usage")
+	_, err := b.CallRaw(context.Background(), "size", []byte(`{"protocol":1}`))
+	if err == nil || sdk.CodeOf(err) != sdk.CodeInvalid || !strings.Contains(err.Error(), `does not know the call "size"`) {
+		t.Fatalf("an unknown call: %v (code %s); want code invalid saying the adapter does not know it", err, sdk.CodeOf(err))
 	}
 }

@@ -235,7 +235,10 @@ func TestPeerAskedOncePerConnection(t *testing.T) {
 // refused to another user as over http, and Peer is asked with the https
 // listener's address.
 func TestHTTPSPagesAnswerOnlyTheOwner(t *testing.T) {
-	t.Parallel()
+	// Not parallel: certmagic waits for an on-demand certificate by its
+	// name across every manager of the process, so two tests asking for
+	// binky.localhost at once could be handed each other's (another CA's)
+	// certificate. A daemon has one manager.
 	m := newCerts(t)
 	fp := &fakePeer{peer: listeners.Peer{User: "uid 1001"}}
 	dash := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "dashboard of acme") })

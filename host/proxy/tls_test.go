@@ -39,7 +39,10 @@ func tlsClient(roots *x509.CertPool, proxyAddr string) *http.Client {
 }
 
 func TestHTTPSWithLocalCA(t *testing.T) {
-	t.Parallel()
+	// Not parallel: certmagic waits for an on-demand certificate by its
+	// name across every manager of the process, so two tests asking for
+	// binky.localhost at once could be handed each other's (another CA's)
+	// certificate. A daemon has one manager.
 	addr, _ := startBackend(t, "tls")
 	m := newCerts(t)
 	p := startProxy(t, Options{Certs: m, TLSAddr: "127.0.0.1:0", TLSFallbackAddr: fallbackNone})

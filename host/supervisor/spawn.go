@@ -184,10 +184,12 @@ func (s *Supervisor) watchHealth(u *unit, spec Spec, r *run) {
 		// another program on its port (another home's world) is not health.
 		err := health.WaitWith(s.ctx, *spec.Health, health.Options{Alive: r.alive, Owner: listenerCheck(spec, r)})
 		r.healthErr = err
-		close(r.healthDone)
 		if s.ctx.Err() != nil {
+			close(r.healthDone)
 			return
 		}
+		// The state moves before a waiter hears the outcome: an up that
+		// returns healthy is followed by a status that says running.
 		s.mu.Lock()
 		current := u.run == r && !r.hasExited()
 		if current {
@@ -197,6 +199,7 @@ func (s *Supervisor) watchHealth(u *unit, spec Spec, r *run) {
 			}
 		}
 		s.mu.Unlock()
+		close(r.healthDone)
 		if !current {
 			return
 		}

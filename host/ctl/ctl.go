@@ -112,10 +112,12 @@ func Start(ctx context.Context, home, exe string) (*api.PingResult, error) {
 			}
 			reason := startFailureReason(home, cmd.Process.Pid)
 			if strings.Contains(reason, "already running") {
-				// A daemon holds the lock but its socket did not answer:
-				// it was deleted, and that daemon makes it again within a
-				// second (api.KeepSocket).
-				if p, perr := awaitSocket(ctx, home, 3*time.Second); perr == nil {
+				// A daemon holds the lock but its socket did not answer
+				// yet: one still starting (re-adopting its worlds on a
+				// loaded machine takes seconds), or one whose socket was
+				// deleted and is made again within a second
+				// (api.KeepSocket).
+				if p, perr := awaitSocket(ctx, home, 10*time.Second); perr == nil {
 					return p, nil
 				}
 			}

@@ -15,9 +15,7 @@ import (
 // session with setsid and clears its marker survived down and remove, and
 // nothing reported it. Both now find it (by its parent), say so and end it.
 func TestDownAndRemoveEndEscapeeWithoutCgroups(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid here")
-	}
+	needCommand(t, "setsid", "apt-get install util-linux")
 	e := newEnv(t, `
 [project]
 name = "escapee"

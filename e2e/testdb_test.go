@@ -12,9 +12,7 @@ import (
 // <db>_test_<random>, and binky remove drops them with the slice.
 func TestTestDatabasesDroppedByRemove(t *testing.T) {
 	needServer(t, "PostgreSQL", "127.0.0.1:5432", "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start")
-	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("psql is not installed (Debian package postgresql-client)")
-	}
+	needCommand(t, "psql", "apt-get install postgresql-client")
 	project := runName("tdb") // its slice is on the shared server
 	e := newEnv(t, `
 [project]

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/binkyhq/binky/sdk/extents"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/binkyhq/binky/sdk"
@@ -84,7 +85,7 @@ func dbDir(t testing.TB, a *Postgres, admin, slice string) string {
 
 func sharedShare(t *testing.T, dir string) (float64, int64) {
 	t.Helper()
-	mapped, shared, err := dirExtents(dir)
+	mapped, shared, err := extents.Dir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,13 @@ package postgresadapter
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/binkyhq/binky/sdk/extents"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -65,7 +64,7 @@ func verifyClone(ctx context.Context, q querier, db string) (sharing, string) {
 	if dir == "" {
 		return sharingUnknown, why
 	}
-	mapped, shared, err := dirExtents(dir)
+	mapped, shared, err := extents.Dir(dir)
 	switch {
 	case err != nil:
 		return sharingUnknown, err.Error()
@@ -118,27 +117,4 @@ func sameSystem(dataDir, sysID string) bool {
 		return false
 	}
 	return strconv.FormatUint(binary.NativeEndian.Uint64(b[:]), 10) == sysID
-}
-
-// dirExtents sums fileExtents over the regular files in dir (not below).
-func dirExtents(dir string) (mapped, shared int64, err error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		m, s, err := fileExtents(filepath.Join(dir, e.Name()))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // dropped meanwhile (a temporary relation)
-		}
-		if err != nil {
-			return 0, 0, err
-		}
-		mapped += m
-		shared += s
-	}
-	return mapped, shared, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/extents"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -32,7 +33,7 @@ func (p *Postgres) Size(ctx context.Context, req *sdk.SizeRequest) (*sdk.SizeRes
 	}
 	resp := &sdk.SizeResponse{Bytes: n}
 	if dir, _ := databaseDir(ctx, s.srv.pool, s.db); dir != "" {
-		if _, shared, err := dirExtents(dir); err == nil && shared > 0 {
+		if _, shared, err := extents.Dir(dir); err == nil && shared > 0 {
 			resp.Shared = min(shared, n)
 			resp.Note = "blocks shared with the template database (copy-on-write) are counted once, with the template"
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/binkyhq/binky/sdk"
+	"github.com/binkyhq/binky/sdk/extents"
 )
 
 // Size is the slice's database file and its -wal, -shm and -journal
@@ -31,7 +32,7 @@ func (*SQLite) Size(_ context.Context, req *sdk.SizeRequest) (*sdk.SizeResponse,
 			return nil, fmt.Errorf("size of sqlite slice %q: %w", req.Slice, err)
 		}
 		resp.Bytes += fi.Size()
-		if _, shared, err := fileExtents(f); err == nil {
+		if _, shared, err := extents.File(f); err == nil {
 			resp.Shared += min(shared, fi.Size())
 		} else {
 			told = false

@@ -1,4 +1,4 @@
-package postgresadapter
+package extents
 
 import (
 	"bytes"
@@ -42,9 +42,9 @@ func TestFileExtents(t *testing.T) {
 		path       string
 		wantShared bool
 	}{{clone, true}, {src, true}, {plain, false}} {
-		mapped, shared, err := fileExtents(tc.path)
+		mapped, shared, err := File(tc.path)
 		if err != nil {
-			t.Fatalf("fileExtents(%s): %v", tc.path, err)
+			t.Fatalf("File(%s): %v", tc.path, err)
 		}
 		if mapped < int64(len(data)) {
 			t.Errorf("%s: %d bytes mapped; want %d", filepath.Base(tc.path), mapped, len(data))
@@ -53,8 +53,8 @@ func TestFileExtents(t *testing.T) {
 			t.Errorf("%s: %d of %d bytes shared; want shared %v", filepath.Base(tc.path), shared, mapped, tc.wantShared)
 		}
 	}
-	m, s, err := dirExtents(work)
+	m, s, err := Dir(work)
 	if err != nil || m < 3*int64(len(data)) || s != 2*int64(len(data)) {
-		t.Errorf("dirExtents: %d mapped, %d shared, %v; want 3 MiB mapped, 2 MiB shared", m, s, err)
+		t.Errorf("Dir: %d mapped, %d shared, %v; want 3 MiB mapped, 2 MiB shared", m, s, err)
 	}
 }

@@ -1,4 +1,4 @@
-package sqliteadapter
+package extents
 
 import (
 	"errors"
@@ -37,12 +37,12 @@ type fiemapRequest struct {
 	e [fiemapBatch]fiemapExtent
 }
 
-// errNoFiemap: the filesystem does not answer FIEMAP.
-var errNoFiemap = errors.New("the filesystem does not map extents (FIEMAP)")
+// ErrUnsupported: the filesystem does not answer FIEMAP.
+var ErrUnsupported = errors.New("the filesystem does not map extents (FIEMAP)")
 
-// fileExtents reports how many bytes of the file at path are mapped to
+// File reports how many bytes of the file at path are mapped to
 // blocks, and how many of those the filesystem shares with another file.
-func fileExtents(path string) (mapped, shared int64, err error) {
+func File(path string) (mapped, shared int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
@@ -54,7 +54,7 @@ func fileExtents(path string) (mapped, shared int64, err error) {
 		req.h = fiemapHeader{start: next, length: ^uint64(0) - next, extentCount: fiemapBatch}
 		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), fsIocFiemap, uintptr(unsafe.Pointer(&req))); e != 0 {
 			if e == syscall.EOPNOTSUPP || e == syscall.ENOTTY {
-				return 0, 0, errNoFiemap
+				return 0, 0, ErrUnsupported
 			}
 			return 0, 0, &os.PathError{Op: "fiemap", Path: path, Err: e}
 		}

@@ -100,7 +100,7 @@ func TestS3WorldsOnMinIO(t *testing.T) {
 		t.Skip("curl is missing; the seed writes with curl --aws-sigv4")
 	}
 	pw, _ := admin.User.Password()
-	project := fmt.Sprintf("es3%d", os.Getpid()%10000)
+	project := runName("es3")
 	// S3 wants a Content-Length, so curl uploads a file, not a pipe.
 	seed := `f=$(mktemp) && printf '%s' "written by ${worktree.name}" >"$f" && ` +
 		`curl -sSf --aws-sigv4 "aws:amz:${self.region}:s3" -u "${env.E2E_S3_KEYS}" -T "$f" "${self.endpoint}/${self.bucket}/${worktree.name}.txt"; ` +
@@ -176,7 +176,7 @@ func TestKafkaWorldsOnKfake(t *testing.T) {
 	}
 	needServer(t, "kfake (Kafka protocol)", strings.Split(admin.Host, ",")[0], "scripts/testenv up")
 	client := buildTestClient(t, "kafka")
-	project := fmt.Sprintf("ekf%d", os.Getpid()%10000)
+	project := runName("ekf")
 	seed := client + ` produce "${self.url}" "${self.prefix}events" "written by ${worktree.name}"`
 	e, worlds := familyWorlds(t, project, "bus", fmt.Sprintf(`adapter   = "redpanda"
 admin_url = "${env.E2E_KAFKA_ADMIN}"
@@ -265,7 +265,7 @@ func TestMongoWorldsOnFerretDB(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	ferret := strings.HasPrefix(run("server", admin), "ferretdb ")
-	project := fmt.Sprintf("emg%d", os.Getpid()%10000)
+	project := runName("emg")
 	// Registered before the worlds: it runs after their cleanup, dropping
 	// whatever a failed run left (the golden template above all).
 	t.Cleanup(func() { exec.Command(client, "drop", admin, project+"_").Run() })
@@ -396,7 +396,7 @@ port_range = PORTRANGE
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needServer(t, tc.what, strings.Split(tc.addr, ",")[0], "scripts/testenv up")
-			r := e.binky("adapter", "test", tc.name, "--admin-url", tc.admin, "--project", fmt.Sprintf("e2econf%d", os.Getpid()%10000))
+			r := e.binky("adapter", "test", tc.name, "--admin-url", tc.admin, "--project", runName("e2econf"))
 			if r.code != 0 || strings.Contains(r.stdout, "FAIL") || !strings.Contains(r.stdout, tc.name+" passes the conformance suite") {
 				t.Errorf("binky adapter test %s: exit %d\n%s%s", tc.name, r.code, r.stdout, r.stderr)
 			}

@@ -120,7 +120,7 @@ func TestRabbitMQWorlds(t *testing.T) {
 	pw, _ := au.User.Password()
 	cred := au.User.Username() + ":" + pw
 	api := au.Scheme + "://" + au.Host + "/api"
-	project := fmt.Sprintf("erq%d", os.Getpid()%10000)
+	project := runName("erq")
 	seed := `curl -sf -u "${env.P2_CRED}" -X PUT -H 'content-type: application/json' -d '{"durable":true}' "` + api + `/queues/${self.vhost}/events" && ` +
 		`curl -sf -u "${env.P2_CRED}" -X POST -H 'content-type: application/json' -d '{"properties":{},"routing_key":"events","payload":"from ${worktree.name}","payload_encoding":"string"}' "` + api + `/exchanges/${self.vhost}/amq.default/publish"`
 	e, worlds := httpWorlds(t, project, "mq", fmt.Sprintf(`[services.mq]
@@ -183,7 +183,7 @@ func TestClickHouseWorlds(t *testing.T) {
 		t.Fatalf("BINKY_TEST_CLICKHOUSE_URL does not parse")
 	}
 	needServer(t, "ClickHouse", au.Host, "scripts/testenv up")
-	project := fmt.Sprintf("ech%d", os.Getpid()%10000)
+	project := runName("ech")
 	e, worlds := httpWorlds(t, project, "ch", `[services.ch]
 adapter   = "clickhouse"
 admin_url = "${env.P2_ADMIN_URL}"
@@ -237,7 +237,7 @@ func TestElasticsearchWorldsAgainstAPIModel(t *testing.T) {
 	m.AddIndex("unrelated")
 	u, _ := url.Parse(serveModel(t, m))
 	u.User = url.UserPassword("elastic", "e2e-model-pw")
-	project := fmt.Sprintf("ees%d", os.Getpid()%10000)
+	project := runName("ees")
 	e, worlds := httpWorlds(t, project, "search", `[services.search]
 adapter   = "opensearch"
 admin_url = "${env.P2_ADMIN_URL}"
@@ -272,7 +272,7 @@ func TestQdrantWorldsAgainstAPIModel(t *testing.T) {
 	u, _ := url.Parse(serveModel(t, m))
 	base := u.String()
 	u.User = url.UserPassword("", "e2e-model-key")
-	project := fmt.Sprintf("eqd%d", os.Getpid()%10000)
+	project := runName("eqd")
 	e, _ := httpWorlds(t, project, "vec", fmt.Sprintf(`[services.vec]
 adapter   = "qdrant"
 admin_url = "${env.P2_ADMIN_URL}"

@@ -53,7 +53,7 @@ func TestAdmissionProjectMaxParallelIsPerProject(t *testing.T) {
 		t.Fatalf("first world of a project with max_parallel = 1, another project running one: exit %d\n%s", r.code, r.stderr)
 	}
 	r := e.binky("up", "a2", "--no-wait")
-	if r.code == 0 || !strings.Contains(r.stderr, "max_parallel 1 reached (project adm)") {
+	if r.code == 0 || !strings.Contains(r.stderr, "max_parallel 1 reached (project "+e.project+")") {
 		t.Fatalf("second world of adm: exit %d, %q; want refused by the project's bound", r.code, r.stderr)
 	}
 	// Queued by its project's bound: status and progress say so, and it
@@ -77,7 +77,7 @@ func TestAdmissionProjectMaxParallelIsPerProject(t *testing.T) {
 	if err := <-u.done; err != nil {
 		t.Errorf("a2's up: %v\n%s", err, u.stderr.String())
 	}
-	if s := u.stderr.String(); !strings.Contains(s, "max_parallel 1 reached (project adm)") {
+	if s := u.stderr.String(); !strings.Contains(s, "max_parallel 1 reached (project "+e.project+")") {
 		t.Errorf("a2's progress %q; want the project's bound named", s)
 	}
 }
@@ -132,7 +132,7 @@ func TestAdmissionAbandonedWakeLeavesQueue(t *testing.T) {
 	// A client asks for the down w1 (wake = true) and gives up while the
 	// wake waits in the queue.
 	rq, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/", ds.ProxyPort), nil)
-	rq.Host = "web.w1.wk.localhost"
+	rq.Host = "web.w1." + e.project + ".localhost"
 	go func() {
 		resp, err := (&http.Client{Timeout: 3 * time.Second}).Do(rq)
 		if err == nil {

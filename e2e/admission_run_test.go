@@ -44,7 +44,7 @@ func TestRunJobsQueue(t *testing.T) {
 	waitFor(t, "the first run to hold the job place", func() bool { return e.jobs().JobsRunning == 1 })
 	second := e.startRun("j1", "echo", "second done")
 	waitFor(t, "the second run queued", func() bool {
-		return strings.Contains(second.stderr.String(), "position 1: jobs 1 running (project adm)")
+		return strings.Contains(second.stderr.String(), "position 1: jobs 1 running (project "+e.project+")")
 	})
 	if second.exited() {
 		t.Fatalf("the second run finished while the first held the only place")
@@ -143,7 +143,7 @@ func TestVerifyChecksWaitInJobsQueue(t *testing.T) {
 	go func() { v.done <- v.cmd.Wait() }()
 	t.Cleanup(func() { v.cmd.Process.Kill() })
 	waitFor(t, "the verify check queued", func() bool {
-		return strings.Contains(v.stderr.String(), "position 1: jobs 1 running (project adm)")
+		return strings.Contains(v.stderr.String(), "position 1: jobs 1 running (project "+e.project+")")
 	})
 	path := e.status().world(t, "j1").Path
 	checked := func() bool { _, err := os.Stat(filepath.Join(path, "verified")); return err == nil }

@@ -40,14 +40,14 @@ func TestAdmissionSuspendSkipsWorldsWithoutProcessesAndSaysWhy(t *testing.T) {
 	// s3, the newest, has slices only: its branch's binky.toml has no cmd
 	// service.
 	e.git("checkout", "-q", "-b", "s3")
-	os.WriteFile(filepath.Join(e.repo, "binky.toml"), []byte(strings.ReplaceAll(`
+	os.WriteFile(filepath.Join(e.repo, "binky.toml"), []byte(e.render(`
 [project]
 name = "sus"
 port_range = PORTRANGE
 
 [services.db]
 adapter = "sqlite"
-`, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))), 0o644)
+`)), 0o644)
 	e.git("commit", "-q", "-am", "slices only")
 	e.git("checkout", "-q", "main")
 	e.must("up", "s3")
@@ -57,7 +57,7 @@ adapter = "sqlite"
 	if s, _, _, _ := e.admStatus().world("s3"); s == "suspended" {
 		t.Errorf("s3 (no process) was suspended; want it passed over")
 	}
-	if ev := read(filepath.Join(e.home, "events.log")); strings.Contains(ev, `"event":"world_suspended","project":"sus","worktree":"s3"`) {
+	if ev := read(filepath.Join(e.home, "events.log")); strings.Contains(ev, `"event":"world_suspended","project":"`+e.project+`","worktree":"s3"`) {
 		t.Errorf("a world_suspended event for s3, which has no process")
 	}
 
@@ -68,7 +68,7 @@ adapter = "sqlite"
 	}
 	json.Unmarshal([]byte(e.must("daemon", "status", "--json").stdout), &ds)
 	rq, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/", ds.ProxyPort), nil)
-	rq.Host = "web.s2.sus.localhost"
+	rq.Host = "web.s2." + e.project + ".localhost"
 	rq.Header.Set("Accept", "text/html,application/xhtml+xml")
 	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(rq)
 	if err != nil {

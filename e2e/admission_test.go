@@ -290,8 +290,8 @@ func TestAdmissionSuspendResume(t *testing.T) {
 		t.Errorf("resumed worlds still stopped")
 	}
 	ev := read(filepath.Join(e.home, "events.log"))
-	i3 := strings.Index(ev, `"event":"world_resumed","project":"adm","worktree":"s3"`)
-	i2 := strings.Index(ev, `"event":"world_resumed","project":"adm","worktree":"s2"`)
+	i3 := strings.Index(ev, `"event":"world_resumed","project":"`+e.project+`","worktree":"s3"`)
+	i2 := strings.Index(ev, `"event":"world_resumed","project":"`+e.project+`","worktree":"s2"`)
 	if i3 < 0 || i2 < 0 || i3 > i2 {
 		t.Errorf("resume order in events.log: s3 at %d, s2 at %d; want s3 (suspended first) before s2", i3, i2)
 	}
@@ -344,7 +344,7 @@ func TestWakeOnRequest(t *testing.T) {
 		ProxyPort int `json:"proxy_port"`
 	}
 	json.Unmarshal([]byte(e.must("daemon", "status", "--json").stdout), &ds)
-	host := "web.w1.wk.localhost"
+	host := "web.w1." + e.project + ".localhost"
 	req := func(accept string) (int, string) {
 		t.Helper()
 		rq, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/", ds.ProxyPort), nil)

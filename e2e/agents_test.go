@@ -344,8 +344,8 @@ func TestMCPFromAgentWorktree(t *testing.T) {
 		Here string `json:"here"`
 	}
 	json.Unmarshal(st.structured, &sr)
-	if sr.Here != "agents/worktree-x" || !strings.HasPrefix(st.summary, "yours: agents/worktree-x") {
-		t.Errorf("status with no argument: here %q, summary %q; want agents/worktree-x named", sr.Here, st.summary)
+	if here := e.project + "/worktree-x"; sr.Here != here || !strings.HasPrefix(st.summary, "yours: "+here) {
+		t.Errorf("status with no argument: here %q, summary %q; want %s named", sr.Here, st.summary, here)
 	}
 
 	if v := decodeAs[mcpVerify](t, mustOK(t, c, "verify", nil, "verify-here")); !v.Passed {
@@ -362,7 +362,7 @@ func TestMCPFromAgentWorktree(t *testing.T) {
 	for _, r := range lr.Resources {
 		uris = append(uris, r.URI)
 	}
-	envURI, logsURI := "binky://worlds/agents/worktree-x/env", "binky://worlds/agents/worktree-x/logs"
+	envURI, logsURI := "binky://worlds/"+e.project+"/worktree-x/env", "binky://worlds/"+e.project+"/worktree-x/logs"
 	if strings.Join(uris, " ") != envURI+" "+logsURI {
 		t.Errorf("resources/list: %v; want %s and %s", uris, envURI, logsURI)
 	}
@@ -471,7 +471,7 @@ func TestAgentsDoc(t *testing.T) {
 	}
 	c := e.startMCPIn(ws)
 	ports := mustOK(t, c, "ports", nil, "")
-	if !strings.HasPrefix(ports.summary, "agents/tokyo (up)") {
+	if !strings.HasPrefix(ports.summary, e.project+"/tokyo (up)") {
 		t.Errorf("ports from the workspace: %q; want tokyo's world", ports.summary)
 	}
 	c.cs.Close()

@@ -81,10 +81,18 @@ func waitForFile(t *testing.T, e *env, path string) {
 	t.Fatalf("%s never appeared\ndaemon log:\n%s", path, e.daemonLog())
 }
 
-// pidIn reads the pid a held step wrote.
+// pidIn reads the pid a held step wrote. The shell creates the file
+// before it writes the pid into it, so an empty or unterminated file is
+// read again until the line is whole.
 func pidIn(t *testing.T, path string) int {
 	t.Helper()
-	b, _ := os.ReadFile(path)
+	var b []byte
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ = os.ReadFile(path)
+		if strings.HasSuffix(string(b), "\n") {
+			break
+		}
+	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil {
 		t.Fatalf("pid in %s: %q", path, b)
@@ -158,7 +166,7 @@ func TestResetKilledMidwayConverges(t *testing.T) {
 			if alive(held) {
 				t.Errorf("the %s (pid %d) a killed reset left still runs after the daemon restarted", step, held)
 			}
-			if left := marked(e, "conv/w/db#"); len(left) > 0 {
+			if left := marked(e, "w/db#"); len(left) > 0 {
 				t.Errorf("processes of the killed reset still run: %v", left)
 			}
 			if len(s.Worlds) != 1 || s.Worlds[0].State != "degraded" || !strings.Contains(s.Worlds[0].Reason, "db") {
@@ -256,7 +264,7 @@ func TestVerifyKilledMidwayConverges(t *testing.T) {
 	if alive(check) {
 		t.Fatalf("the verify check (pid %d) a killed daemon left still runs", check)
 	}
-	if left := marked(e, "conv/w/verify#"); len(left) > 0 {
+	if left := marked(e, "w/verify#"); len(left) > 0 {
 		t.Errorf("verify processes left: %v", left)
 	}
 }
@@ -287,7 +295,7 @@ seed    = '''`, 1))
 	if len(files) == 0 {
 		t.Fatalf("the half-built template %s is not on disk; the test cannot tell a drop", tmpl)
 	}
-	e.must("golden", "drop", "--project", "conv")
+	e.must("golden", "drop", "--project", e.project)
 	if files, _ := filepath.Glob(filepath.Join(e.home, "data", "sqlite", "*", tmpl+"*")); len(files) > 0 {
 		t.Errorf("golden drop left the half-built template's files: %v", files)
 	}
@@ -329,7 +337,7 @@ seed    = '''`, 1))
 		t.Fatalf("no claim file for %s", claimed)
 	}
 	os.WriteFile(claims[0], []byte("binky-owner:ffffffffffffffff /elsewhere uid 0"), 0o644)
-	r := e.binky("golden", "drop", "--project", "conv")
+	r := e.binky("golden", "drop", "--project", e.project)
 	if r.code == 0 {
 		t.Fatalf("golden drop --project with an undroppable template exited 0:\n%s", r.stdout)
 	}
@@ -373,7 +381,7 @@ admin_url = "postgres://postgres@127.0.0.1:1/postgres"
 		t.Errorf("status text does not say why the world failed:\n%s", out)
 	}
 	// The service leaves binky.toml.
-	os.WriteFile(filepath.Join(w.Path, "binky.toml"), []byte(strings.ReplaceAll(convergeWorld, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))), 0o644)
+	os.WriteFile(filepath.Join(w.Path, "binky.toml"), []byte(e.render(convergeWorld)), 0o644)
 	r := e.binky("remove", "w")
 	if r.code == 0 {
 		t.Fatal("remove of a slice on an unreachable server succeeded without --force")
@@ -409,7 +417,7 @@ admin_url = "`+e2ePostgres+`"
 `)
 	e.must("up", "-q", "gone")
 	w := e.status().world(t, "gone")
-	os.WriteFile(filepath.Join(w.Path, "binky.toml"), []byte(strings.ReplaceAll(world, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))), 0o644)
+	os.WriteFile(filepath.Join(w.Path, "binky.toml"), []byte(e.render(world)), 0o644)
 	e.must("remove", "--force", "-q", "gone")
 	out, _ := exec.Command("psql", "-qXAt", e2ePostgres, "-c", "SELECT count(*) FROM pg_database WHERE datname LIKE '"+project+"%gone%'").CombinedOutput()
 	if strings.TrimSpace(string(out)) != "0" {

@@ -75,7 +75,7 @@ func TestTopOnceJSON(t *testing.T) {
 	if s.Service != "db" || s.Adapter != "sqlite" || s.Error != "" || s.Unsup {
 		t.Fatalf("feat-a slice = %+v; want db by sqlite, measured", s)
 	}
-	files, _ := filepath.Glob(filepath.Join(e.home, "data", "sqlite", "demo", "*feat*a*.db*"))
+	files, _ := filepath.Glob(filepath.Join(e.home, "data", "sqlite", e.project, "*feat*a*.db*"))
 	var want int64
 	for _, f := range files {
 		if fi, err := os.Stat(f); err == nil && !strings.HasSuffix(f, ".binky-owner") {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,6 +22,15 @@ func (e *env) gitIn(dir string, args ...string) {
 	cmd.Env = e.environ()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		e.t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
+	}
+}
+
+// commitNew makes dir, with the files in it, a repository on main with
+// one commit.
+func (e *env) commitNew(dir string) {
+	e.t.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
+		e.gitIn(dir, args...)
 	}
 }
 
@@ -121,7 +129,7 @@ func TestErgonomicsCLI(t *testing.T) {
 	services := map[string]bool{}
 	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var o struct{ Project, Worktree, Service, Line string }
-		if err := json.Unmarshal([]byte(l), &o); err != nil || o.Service == "" || o.Worktree != w.Worktree || o.Project != "ergo" {
+		if err := json.Unmarshal([]byte(l), &o); err != nil || o.Service == "" || o.Worktree != w.Worktree || o.Project != e.project {
 			t.Errorf("logs --json line %q: %+v %v; want an object naming its service", l, o, err)
 		}
 		services[o.Service] = true
@@ -141,11 +149,10 @@ func TestErgonomicsCLI(t *testing.T) {
 	// A second project with a worktree of the same name.
 	other := filepath.Join(filepath.Dir(e.repo), "other")
 	os.MkdirAll(other, 0o755)
-	cfg := strings.Replace(strings.ReplaceAll(ergoConfig, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1])), `name = "ergo"`, `name = "other"`, 1)
+	cfg := e.render(strings.Replace(ergoConfig, `name = "ergo"`, `name = "other"`, 1))
 	os.WriteFile(filepath.Join(other, "binky.toml"), []byte(cfg), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
-		e.gitIn(other, args...)
-	}
+	otherProject := runName("other")
+	e.commitNew(other)
 	if r := e.binkyIn(other, "up", "feat/a", "-q"); r.code != 0 {
 		t.Fatalf("up in the second project: exit %d\n%s", r.code, r.stderr)
 	}
@@ -154,14 +161,14 @@ func TestErgonomicsCLI(t *testing.T) {
 		t.Errorf("env feat/a outside both projects: exit %d %q; want an ambiguity error", r.code, r.stderr)
 	}
 	var oe map[string]string
-	r = e.binkyIn(outside, "env", "feat/a", "--project", "other")
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &oe) != nil || !strings.Contains(oe["api"], ".other.localhost") {
+	r = e.binkyIn(outside, "env", "feat/a", "--project", otherProject)
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &oe) != nil || !strings.Contains(oe["api"], "."+otherProject+".localhost") {
 		t.Errorf("env feat/a --project other: exit %d %q %q; want the other project's coordinates", r.code, r.stdout, r.stderr)
 	}
 	if r := e.binkyIn(outside, "env", "feat/a", "--project", "nope"); r.code == 0 || !strings.Contains(r.stderr, `project "nope" has no world`) {
 		t.Errorf("env --project nope: exit %d %q; want not found", r.code, r.stderr)
 	}
-	if r := e.binkyIn(outside, "down", "--project", "other", "feat/a"); r.code != 0 {
+	if r := e.binkyIn(outside, "down", "--project", otherProject, "feat/a"); r.code != 0 {
 		t.Errorf("down --project other feat/a: exit %d %q", r.code, r.stderr)
 	}
 	e.binkyIn(other, "remove", "--force", "-q", "feat/a")

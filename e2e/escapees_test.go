@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,12 +29,11 @@ stop_timeout = "2s"
 		t.Helper()
 		deadline := time.Now().Add(time.Minute) // only catches a hang
 		for time.Now().Before(deadline) {
-			out, _ := exec.Command("pgrep", "-x", "-f", "sleep 100941").Output()
-			for _, w := range strings.Fields(string(out)) {
-				if pid, err := strconv.Atoi(w); err == nil && alive(pid) {
-					t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-					return pid
-				}
+			// This test's own: another run beside this one has an
+			// escapee of the same command line.
+			for _, pid := range escapees(e, "100941") {
+				t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+				return pid
 			}
 			time.Sleep(20 * time.Millisecond)
 		}

@@ -91,10 +91,12 @@ func kill9Daemon(t *testing.T, e *env) {
 	}
 }
 
-// marked lists live processes carrying a marker that starts with prefix,
-// and running in e's directories (a process another test run left behind
-// is not this test's).
-func marked(e *env, prefix string) []int {
+// marked lists live processes carrying a marker of e's project that goes
+// on with rest (worktree/service…; "" for any of the project), and
+// running in e's directories (a process another test run left behind is
+// not this test's).
+func marked(e *env, rest string) []int {
+	prefix := e.project + "/" + rest
 	base := filepath.Dir(e.repo)
 	ents, _ := os.ReadDir("/proc")
 	var pids []int
@@ -252,7 +254,7 @@ stop_timeout = "3s"
 	if _, err := os.Stat(wpath); !os.IsNotExist(err) {
 		t.Errorf("worktree %s survives the finished remove: %v", wpath, err)
 	}
-	if left := marked(e, "faults/"+wt+"/"); len(left) > 0 {
+	if left := marked(e, wt+"/"); len(left) > 0 {
 		t.Errorf("processes of the removed world still run: %v", left)
 	}
 }
@@ -344,7 +346,7 @@ cmd = "exec sleep 100772"
 	if !strings.Contains(r.stderr, "registry") && !strings.Contains(r.stderr, "full") {
 		t.Errorf("down on a full disk failed without saying why:\n%s", r.stderr)
 	}
-	if len(marked(e, "full/"+wt+"/")) > 0 && st.service(t, "ticker").State != "running" {
+	if len(marked(e, wt+"/")) > 0 && st.service(t, "ticker").State != "running" {
 		t.Errorf("after a refused down and a restart the ticker runs but status says %s", st.service(t, "ticker").State)
 	}
 }
@@ -371,7 +373,7 @@ restart = "never"
 		t.Fatal("up with a failing health check succeeded")
 	}
 	wt := worldOf(t, e, "t")
-	prefix := "leaky/" + wt + "/"
+	prefix := wt + "/"
 	if n := len(marked(e, prefix+"worker")); n != 1 {
 		t.Fatalf("want the worker running after the failed up; %d found", n)
 	}
@@ -411,19 +413,19 @@ timeout = "1m"
 	done := make(chan result, 1)
 	go func() { done <- e.binky("up", "t") }()
 	deadline := time.Now().Add(20 * time.Second)
-	for len(marked(e, "orphan/")) == 0 && time.Now().Before(deadline) {
+	for len(marked(e, "")) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(marked(e, "orphan/")) == 0 {
+	if len(marked(e, "")) == 0 {
 		t.Fatal("migrate never started")
 	}
 	kill9Daemon(t, e)
 	<-done
-	if len(marked(e, "orphan/")) == 0 {
+	if len(marked(e, "")) == 0 {
 		t.Fatal("want the migrate to outlive the killed daemon (its own process group)")
 	}
 	e.must("remove", "--force", "t")
-	if left := marked(e, "orphan/"); len(left) > 0 {
+	if left := marked(e, ""); len(left) > 0 {
 		t.Errorf("remove left the orphaned migrate running: %v", left)
 	}
 }
@@ -602,12 +604,7 @@ cmd = "(env -i setsid sh -c 'exec sleep 100781' &) ; exec sleep 100782"
 	var escaped []int
 	deadline := time.Now().Add(5 * time.Second)
 	for len(escaped) == 0 && time.Now().Before(deadline) {
-		out, _ := exec.Command("pgrep", "-f", "^sleep 100781$").Output()
-		for _, f := range strings.Fields(string(out)) {
-			if pid, err := strconv.Atoi(f); err == nil && alive(pid) {
-				escaped = append(escaped, pid)
-			}
-		}
+		escaped = escapees(e, "100781") // this test's own, not another run's
 		time.Sleep(20 * time.Millisecond)
 	}
 	if len(escaped) == 0 {
@@ -647,7 +644,7 @@ cmd = "exec sleep 100786"
 	e.must("status") // starts the daemon, which makes the home's id
 	stray := exec.Command("sleep", "100786")
 	stray.Dir = e.repo
-	stray.Env = append(os.Environ(), "BINKY_SERVICE="+homeIDOf(e.home)+"/strays/t/worker")
+	stray.Env = append(os.Environ(), "BINKY_SERVICE="+homeIDOf(e.home)+"/"+e.project+"/t/worker")
 	stray.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := stray.Start(); err != nil {
 		t.Fatal(err)
@@ -662,7 +659,7 @@ cmd = "exec sleep 100786"
 	if alive(stray.Process.Pid) {
 		t.Errorf("the unrecorded stray %d still runs beside the new worker", stray.Process.Pid)
 	}
-	if n := len(marked(e, "strays/t/worker")); n != 1 {
+	if n := len(marked(e, "t/worker")); n != 1 {
 		t.Errorf("%d workers run; want 1", n)
 	}
 }

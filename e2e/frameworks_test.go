@@ -26,7 +26,7 @@ func TestRailsStyleURLFromParts(t *testing.T) {
 	b := make([]byte, 4)
 	rand.Read(b)
 	tag := hex.EncodeToString(b)
-	project, user := "fw"+tag, "bk_fw_"+tag
+	project, user := runName("fw"+tag), "bk_fw_"+tag
 	pw := "Fw-Pa55-" + tag // a secret of its own, so only the adapter's values can leak it
 	root := func(sql string) {
 		t.Helper()
@@ -102,9 +102,7 @@ exec sleep 600
 func TestRedisGoldenClone(t *testing.T) {
 	needServer(t, "Redis", "127.0.0.1:6379", "redis-server --daemonize yes")
 	needCommand(t, "redis-cli", "apt-get install redis-tools")
-	b := make([]byte, 4)
-	rand.Read(b)
-	project := "rg" + hex.EncodeToString(b)
+	project := runName("rg")
 	e := newEnv(t, fmt.Sprintf(`
 [project]
 name = %q

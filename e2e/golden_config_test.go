@@ -23,7 +23,7 @@ func TestGoldenKeyFollowsOwnerRole(t *testing.T) {
 		out, err := exec.Command("psql", "-qXAt", "-v", "ON_ERROR_STOP=1", url, "-c", sql).CombinedOutput()
 		return strings.TrimSpace(string(out)), err
 	}
-	project := "gor" + fmt.Sprint(os.Getpid()%10000)
+	project := runName("gor")
 	const service = `
 [services.db]
 adapter    = "postgres"

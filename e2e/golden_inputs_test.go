@@ -116,7 +116,7 @@ func goldenList(t *testing.T, e *env, project string) goldenListJSON {
 // drops the older ones after the next build; golden list and drop work;
 // check warns about clone_from without inputs.
 func testGoldenInputs(t *testing.T, b inputsBackend) {
-	project := "gi" + b.adapter[:2] + fmt.Sprint(os.Getpid()%10000)
+	project := runName("gi" + b.adapter[:2])
 	admin := ""
 	if b.admin != "" {
 		admin = `admin_url  = "${env.BINKY_TEST_ADMIN_URL}"`
@@ -292,7 +292,7 @@ expose = ["db"]
 // stays empty.
 func TestGoldenNoCloneAdapter(t *testing.T) {
 	needServer(t, "kfake", "127.0.0.1:9092", "scripts/testenv up")
-	project := "gnc" + fmt.Sprint(os.Getpid()%10000)
+	project := runName("gnc")
 	e := newEnv(t, fmt.Sprintf(`
 [project]
 name = %q

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +37,7 @@ func TestGoldenPostgres18CopyOnWrite(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dataDir, "global", "pg_control")); err != nil {
 		t.Skipf("the server's data directory is not readable here: %v", err)
 	}
-	project := "gpg" + fmt.Sprint(os.Getpid()%10000)
+	project := runName("gpg")
 	e := newEnv(t, `
 [project]
 name = "`+project+`"

@@ -104,9 +104,9 @@ func TestGoldenTemplateSQLite(t *testing.T) {
 	// back to provision+migrate+seed, logs clone_fallback, and the world is
 	// the same.
 	// Templates are named <project>_golden_<clone_from>_<key>.
-	goldens, _ := filepath.Glob(filepath.Join(e.home, "data", "sqlite", "gold", "gold_golden_golden_*.db"))
+	goldens, _ := filepath.Glob(filepath.Join(e.home, "data", "sqlite", e.project, e.project+"_golden_golden_*.db"))
 	if len(goldens) == 0 {
-		t.Fatalf("no golden slice file in %s", filepath.Join(e.home, "data", "sqlite", "gold"))
+		t.Fatalf("no golden slice file in %s", filepath.Join(e.home, "data", "sqlite", e.project))
 	}
 	for _, g := range goldens {
 		os.Remove(g)
@@ -246,7 +246,7 @@ type sqlServer struct {
 }
 
 func testGoldenSQL(t *testing.T, s sqlServer) {
-	project := "g" + s.adapter[:2] + fmt.Sprint(os.Getpid()%10000)
+	project := runName("g" + s.adapter[:2])
 	migrate := strings.ReplaceAll(s.migrate, "${db.database}", "${self.database}")
 	seed := strings.ReplaceAll(s.seed, "${db.database}", "${self.database}")
 	e := newEnv(t, fmt.Sprintf(`

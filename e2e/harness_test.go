@@ -3,15 +3,16 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -92,6 +93,7 @@ func buildAndRun(m *testing.M) (int, error) {
 		}
 	}
 	binDir = dir
+	defer claimPortWindow()()
 	return m.Run(), nil
 }
 
@@ -179,32 +181,82 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// runName is a project name for a test whose slices live on a server
-// every run on this machine shares (PostgreSQL, MariaDB…): base and this
-// test process's pid, so two runs at once (two sessions, two checkouts)
-// never claim each other's slices. Fixed names did: "belongs to another
-// binky home".
-func runName(base string) string {
-	return fmt.Sprintf("%s%d", base, os.Getpid()%10000)
+// runTag marks everything this test process makes on a server every run
+// on this machine shares (PostgreSQL, MariaDB, Redis, RabbitMQ, MinIO…):
+// five random lowercase letters and digits, made once per process. The
+// harness puts it at the end of every project name it writes (render), so
+// the slices of two runs at once (two sessions, two checkouts, two `make
+// test`s) never share a name. Fixed names did: "belongs to another binky
+// home". Five characters keep every slice name well inside the tightest
+// backend limit (PostgreSQL's 63 bytes; MySQL users are hashed).
+var runTag = newRunTag()
+
+func newRunTag() string {
+	const digits = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var b [5]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on the platforms binky runs on
+	}
+	for i := range b {
+		b[i] = digits[int(b[i])%len(digits)]
+	}
+	return string(b[:])
 }
 
-// portBase hands each test its own port range.
-var portBase atomic.Int32
+// runName is base as a project name of this run: base and runTag. render
+// leaves a name that already ends in runTag as it is.
+func runName(base string) string {
+	return base + runTag
+}
 
-func init() { portBase.Store(int32(21000 + (os.Getpid()%40)*100)) }
+// projectName finds the project name in a binky.toml: name = "…" in its
+// [project] table. It returns the name and the byte offsets of its value,
+// or ok false when the file has none.
+func projectName(config string) (name string, lo, hi int, ok bool) {
+	table, off := "", 0
+	for _, line := range strings.SplitAfter(config, "\n") {
+		at := off
+		off += len(line)
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			table = t
+			continue
+		}
+		if table != "[project]" {
+			continue
+		}
+		m := projectNameRE.FindStringSubmatchIndex(line)
+		if m == nil {
+			continue
+		}
+		return line[m[2]:m[3]], at + m[2], at + m[3], true
+	}
+	return "", 0, 0, false
+}
 
-func nextRange(size int) [2]int {
-	lo := int(portBase.Add(int32(size))) - size
-	return [2]int{lo, lo + size - 1}
+var projectNameRE = regexp.MustCompile(`^\s*name\s*=\s*"([^"]*)"`)
+
+// render is config as the test writes it: PORTRANGE as the test's port
+// range and the project name ending in runTag (runName).
+func (e *env) render(config string) string {
+	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
+	if name, lo, hi, ok := projectName(config); ok && !strings.HasSuffix(name, runTag) {
+		config = config[:lo] + runName(name) + config[hi:]
+	}
+	return config
 }
 
 // env is one test's world: a BINKY_HOME, a repository, a port range.
 type env struct {
-	t     *testing.T
-	home  string
-	repo  string
-	rng   [2]int
-	extra []string
+	t    *testing.T
+	home string
+	repo string
+	// project is the project name of the binky.toml newEnv wrote, with
+	// this run's runTag (render): what the worlds' slices, hostnames and
+	// --project flags are named by.
+	project string
+	rng     [2]int
+	extra   []string
 	// leases is the machine-wide port lease store this test's daemons
 	// share (BINKY_PORT_LEASES): its own, so a test never sees another
 	// test's leases, and shared by the homes of a two-home test.
@@ -222,7 +274,8 @@ func newEnv(t *testing.T, config string) *env {
 	base := t.TempDir()
 	e := &env{t: t, home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), rng: nextRange(60), leases: filepath.Join(base, "leases")}
 	os.MkdirAll(e.repo, 0o755)
-	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
+	config = e.render(config)
+	e.project, _, _, _ = projectName(config)
 	if err := os.WriteFile(filepath.Join(e.repo, "binky.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -162,7 +162,7 @@ func TestHookClaudeCreateConfine(t *testing.T) {
 		t.Errorf("the project has %d worktrees after the refused creates; want 1", n)
 	}
 	for _, w := range e.status().Worlds {
-		if w.Project != "other" {
+		if w.Project != runName("other") {
 			t.Errorf("a refused create brought up %s/%s", w.Project, w.Worktree)
 		}
 	}

@@ -45,15 +45,15 @@ expose = ["api", "db"]
 `
 
 // addRepo makes a second repository beside e's, in the same home, holding
-// config (PORTRANGE replaced by e's range), and returns its directory.
+// config (rendered with e's range and this run's tag: render), and returns
+// its directory.
 func (e *env) addRepo(name, config string) string {
 	e.t.Helper()
 	dir := filepath.Join(filepath.Dir(e.repo), name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		e.t.Fatal(err)
 	}
-	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
-	if err := os.WriteFile(filepath.Join(dir, "binky.toml"), []byte(config), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "binky.toml"), []byte(e.render(config)), 0o644); err != nil {
 		e.t.Fatal(err)
 	}
 	e.gitIn(dir, "init", "-q", "-b", "main")
@@ -82,6 +82,7 @@ func apiSays(t *testing.T, port int) string {
 // with the candidates.
 func TestBareNameStaysInCallersProject(t *testing.T) {
 	e := newEnv(t, strings.Replace(identityWorld, "NAME", "p0", 1))
+	p0, p1 := e.project, runName("p1")
 	e.must("up", "-q", "x")
 	before := e.status().world(t, "x")
 	api := before.service(t, "api")
@@ -93,7 +94,7 @@ func TestBareNameStaysInCallersProject(t *testing.T) {
 			t.Errorf("binky %s in p1's repository succeeded on p0's world:\n%s", strings.Join(verb, " "), r.stdout)
 			continue
 		}
-		for _, want := range []string{`project "p1"`, "p0/x", "--project"} {
+		for _, want := range []string{`project "` + p1 + `"`, p0 + "/x", "--project"} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("binky %s in p1's repository: the refusal does not say %q:\n%s", strings.Join(verb, " "), want, r.stderr)
 			}
@@ -111,7 +112,7 @@ func TestBareNameStaysInCallersProject(t *testing.T) {
 	}
 
 	// --project names another project on purpose.
-	if r := e.binkyIn(r1, "env", "--project", "p0", "x"); r.code != 0 || !strings.Contains(r.stdout, "api") {
+	if r := e.binkyIn(r1, "env", "--project", p0, "x"); r.code != 0 || !strings.Contains(r.stdout, "api") {
 		t.Errorf("env --project p0 x in p1's repository: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// Outside any repository: one project has x.
@@ -125,7 +126,7 @@ func TestBareNameStaysInCallersProject(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("remove x outside any repository with x in two projects succeeded:\n%s", r.stdout)
 	}
-	for _, want := range []string{"p0/x", "p1/x", "--project"} {
+	for _, want := range []string{p0 + "/x", p1 + "/x", "--project"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("ambiguous x: the refusal does not list %q:\n%s", want, r.stderr)
 		}
@@ -150,7 +151,7 @@ func TestBareNameStaysInCallersProject(t *testing.T) {
 
 	// MCP: the env tool in p1's repository does not reach p0's x either.
 	mc := (&env{t: t, home: e.home, repo: r1, rng: e.rng, leases: e.leases}).startMCP()
-	res := mc.call("down", map[string]any{"worktree": "x", "project": "p0"}, "")
+	res := mc.call("down", map[string]any{"worktree": "x", "project": p0}, "")
 	if res.isError {
 		t.Errorf("MCP down of p0's x with project p0: %s", res.summary)
 	}
@@ -159,7 +160,7 @@ func TestBareNameStaysInCallersProject(t *testing.T) {
 	}
 	e.binkyIn(r1, "remove", "--force", "-q", "x")
 	res = mc.call("env", map[string]any{"worktree": "x"}, "")
-	if !res.isError || !strings.Contains(res.summary, "p0/x") {
+	if !res.isError || !strings.Contains(res.summary, p0+"/x") {
 		t.Errorf("MCP env x in p1's repository (p1 has no x): error %v, %q; want a refusal naming p0/x", res.isError, res.summary)
 	}
 }
@@ -168,7 +169,7 @@ func TestBareNameStaysInCallersProject(t *testing.T) {
 // (the same in both), sharing one port range and one port lease store.
 func twoHomes(t *testing.T, config string) (a, b *env) {
 	a = newEnv(t, config)
-	b = newEnv(t, strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", a.rng[0], a.rng[1])))
+	b = newEnv(t, a.render(config))
 	b.leases, b.rng = a.leases, a.rng
 	return a, b
 }
@@ -228,7 +229,7 @@ func TestTwoHomesOneProjectNameStayApart(t *testing.T) {
 			}
 		}
 	}
-	markedA := len(marked(a, "twin/"))
+	markedA := len(marked(a, ""))
 	if markedA == 0 {
 		t.Fatal("no process of home a carries its marker")
 	}
@@ -259,7 +260,7 @@ func TestTwoHomesOneProjectNameStayApart(t *testing.T) {
 			t.Errorf("home a's worktree %s is gone: %v", w.Path, err)
 		}
 	}
-	if n := len(marked(a, "twin/")); n != markedA {
+	if n := len(marked(a, "")); n != markedA {
 		t.Errorf("home a runs %d marked processes after home b's removes; %d before", n, markedA)
 	}
 	after, _ := filepath.Glob(filepath.Join(a.home, "data", "sqlite", "*", "*"))
@@ -268,7 +269,7 @@ func TestTwoHomesOneProjectNameStayApart(t *testing.T) {
 	if strings.Join(after, "\n") != strings.Join(slicesA, "\n") {
 		t.Errorf("home a's slices changed with home b's removes:\nbefore %v\nafter  %v", slicesA, after)
 	}
-	if n := len(marked(b, "twin/")); n != 0 {
+	if n := len(marked(b, "")); n != 0 {
 		t.Errorf("home b left %d marked processes after removing every world", n)
 	}
 	// Each user's leases are in a subdirectory of their own (host/ports).

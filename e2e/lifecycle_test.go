@@ -95,7 +95,7 @@ func TestTwoWorldsSideBySide(t *testing.T) {
 	json.Unmarshal([]byte(e.must("daemon", "status", "--json").stdout), &ds)
 	for _, w := range []worldJSON{a, b} {
 		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/", ds.ProxyPort), nil)
-		req.Host = "api." + w.Worktree + ".demo.localhost"
+		req.Host = "api." + w.Worktree + "." + e.project + ".localhost"
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("through the proxy: %v", err)
@@ -120,7 +120,7 @@ func TestTwoWorldsSideBySide(t *testing.T) {
 	if strings.Join(keys, ",") != "api,db" {
 		t.Errorf("env keys %v; want [api db]", keys)
 	}
-	if !strings.Contains(env["api"], "api."+a.Worktree+".demo.localhost") {
+	if !strings.Contains(env["api"], "api."+a.Worktree+"."+e.project+".localhost") {
 		t.Errorf("env api = %q; want the proxied URL", env["api"])
 	}
 	dot := e.must("env", "feat/a", "--dotenv").stdout
@@ -185,11 +185,11 @@ health = { exec = "grep -q a ${worktree.path}/order.log" }
 `)
 	e.must("up", "ordered")
 	w := e.status().world(t, "ordered")
-	b, err := os.ReadFile(filepath.Join(w.Path, "order.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Fields(string(b)); strings.Join(got, ",") != "a,b,c" {
+	// c has no health check: up answers once it is started, which may be
+	// before its shell wrote its line (seen beside a second make test).
+	log := filepath.Join(w.Path, "order.log")
+	waitFor(t, "c's line in order.log", func() bool { return len(strings.Fields(read(log))) >= 3 })
+	if got := strings.Fields(read(log)); strings.Join(got, ",") != "a,b,c" {
 		t.Errorf("start order %v; want a,b,c", got)
 	}
 }
@@ -244,7 +244,7 @@ cmd = "exec sleep 600"
 	if len(e.status().Worlds) != 0 {
 		t.Errorf("world still listed after remove")
 	}
-	if _, err := os.Stat(filepath.Join(e.home, "logs", "dirty", "wip")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(e.home, "logs", e.project, "wip")); !os.IsNotExist(err) {
 		t.Errorf("logs of the removed world remain")
 	}
 }
@@ -261,7 +261,9 @@ ports = ["http"]
 `)
 	e.must("up", "one")
 	before := e.status().world(t, "one")
-	e.must("daemon", "stop")
+	if r := e.must("daemon", "stop"); !strings.Contains(r.stdout, "1 world keeps running") {
+		t.Errorf("daemon stop with one world up said %q; want that 1 world keeps running", r.stdout)
+	}
 	if r := e.binky("daemon", "status"); r.code == 0 {
 		t.Fatalf("daemon status after stop exited 0: %s", r.stdout)
 	}
@@ -272,6 +274,11 @@ ports = ["http"]
 	}
 	if pb, pa := before.service(t, "web").Pid, after.service(t, "web").Pid; pb != pa || pa == 0 {
 		t.Errorf("web pid before %d, after %d; want the same process re-adopted", pb, pa)
+	}
+	// With the world down, no world is said to keep running.
+	e.must("down", "one")
+	if r := e.must("daemon", "stop"); strings.Contains(r.stdout, "keep") || !strings.Contains(r.stdout, "no world had a process running") {
+		t.Errorf("daemon stop with every world down said %q", r.stdout)
 	}
 }
 

@@ -249,8 +249,8 @@ func TestMCPAgentLoop(t *testing.T) {
 
 	// up two worlds; progress arrives for the token.
 	pass := decodeAs[mcpWorld](t, mustOK(t, c, "up", map[string]any{"branch": "feat/pass"}, "up-pass"))
-	if pass.State != "up" || pass.Branch != "feat/pass" || pass.Project != "agents" {
-		t.Errorf("up feat/pass: got %+v; want project agents, branch feat/pass, state up", pass)
+	if pass.State != "up" || pass.Branch != "feat/pass" || pass.Project != e.project {
+		t.Errorf("up feat/pass: got %+v; want project %s, branch feat/pass, state up", pass, e.project)
 	}
 	if p := c.progressFor("up-pass", 1); len(p) == 0 {
 		t.Errorf("up sent no progress notifications for its token")
@@ -289,7 +289,7 @@ func TestMCPAgentLoop(t *testing.T) {
 	if got := strings.Join(sortedKeysOf(er.Variables), ","); got != "BINKY_API_DIRECT_URL,BINKY_API_URL,BINKY_DB_URL" {
 		t.Errorf("env variables: got %s; want BINKY_API_DIRECT_URL,BINKY_API_URL,BINKY_DB_URL", got)
 	}
-	if !strings.Contains(er.Env["api"], "api."+pass.Worktree+".agents.localhost") {
+	if !strings.Contains(er.Env["api"], "api."+pass.Worktree+"."+e.project+".localhost") {
 		t.Errorf("env api = %q; want the proxied URL", er.Env["api"])
 	}
 	// An unknown world is a tool error, not a protocol error.
@@ -376,23 +376,24 @@ func sortedKeysOf[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkToolSchemas wants exactly the twelve tools, each argument a described
+// checkToolSchemas wants exactly the thirteen tools, each argument a described
 // string (lines a number), worktree required where a world must be named.
 func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 	t.Helper()
 	want := map[string]struct{ props, required string }{
-		"up":      {"all,branch,except,only,profile,repo", ""},
-		"down":    {"project,repo,worktree", ""},
-		"status":  {"project,repo,worktree", ""},
-		"env":     {"project,repo,worktree", ""},
-		"verify":  {"project,repo,worktree", ""},
-		"logs":    {"grep,lines,project,repo,service,worktree", ""},
-		"reset":   {"project,repo,service,worktree", ""},
-		"restart": {"project,repo,service,worktree", ""},
-		"ports":   {"project,repo,worktree", ""},
-		"run":     {"command,project,repo,worktree", "command"},
-		"stop":    {"project,repo,service,worktree", "service"},
-		"start":   {"project,repo,service,worktree", "service"},
+		"up":           {"all,branch,except,only,profile,repo", ""},
+		"down":         {"project,repo,worktree", ""},
+		"status":       {"project,repo,worktree", ""},
+		"env":          {"project,repo,worktree", ""},
+		"verify":       {"project,repo,worktree", ""},
+		"logs":         {"grep,lines,project,repo,service,worktree", ""},
+		"browser_logs": {"lines,project,repo,service,since_up,worktree", ""},
+		"reset":        {"project,repo,service,worktree", ""},
+		"restart":      {"project,repo,service,worktree", ""},
+		"ports":        {"project,repo,worktree", ""},
+		"run":          {"command,project,repo,worktree", "command"},
+		"stop":         {"project,repo,service,worktree", "service"},
+		"start":        {"project,repo,service,worktree", "service"},
 	}
 	var names []string
 	for _, tool := range tools {
@@ -424,7 +425,7 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 			t.Errorf("tool %s required: got %q; want %q", tool.Name, got, w.required)
 		}
 		for name, p := range schema.Properties {
-			if p["type"] != "string" && !(name == "lines" && p["type"] == "number") && !(name == "all" && p["type"] == "boolean") {
+			if p["type"] != "string" && !(name == "lines" && p["type"] == "number") && !((name == "all" || name == "since_up") && p["type"] == "boolean") {
 				t.Errorf("tool %s argument %s: type %v; want string", tool.Name, name, p["type"])
 			}
 			if d, _ := p["description"].(string); d == "" {
@@ -433,7 +434,7 @@ func checkToolSchemas(t *testing.T, tools []*sdk.Tool) {
 		}
 	}
 	sort.Strings(names)
-	if want := "down,env,logs,ports,reset,restart,run,start,status,stop,up,verify"; strings.Join(names, ",") != want {
+	if want := "browser_logs,down,env,logs,ports,reset,restart,run,start,status,stop,up,verify"; strings.Join(names, ",") != want {
 		t.Errorf("tools: got %s; want exactly %s", strings.Join(names, ","), want)
 	}
 }

@@ -41,8 +41,7 @@ cmd = "exec sleep 100603"
 // editWorld rewrites the world's own binky.toml (the one up reads for it).
 func editWorld(t *testing.T, e *env, path, config string) {
 	t.Helper()
-	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
-	if err := os.WriteFile(filepath.Join(path, "binky.toml"), []byte(config), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(path, "binky.toml"), []byte(e.render(config)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -197,7 +196,7 @@ func TestApplyKilledMidwayConverges(t *testing.T) {
 	if st.State != "up" {
 		t.Fatalf("world %s after the second up; want up", st.State)
 	}
-	api, worker := marked(e, "apply/w/api"), marked(e, "apply/w/worker")
+	api, worker := marked(e, "w/api"), marked(e, "w/worker")
 	if len(api) != 1 || len(worker) != 1 {
 		t.Fatalf("processes after the second up: api %v, worker %v; want exactly one each", api, worker)
 	}
@@ -326,7 +325,7 @@ health = "http://127.0.0.1:${self.port}/"
 	}
 	json.Unmarshal([]byte(e.must("daemon", "status", "--json").stdout), &ds)
 	rq, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/", ds.ProxyPort), nil)
-	rq.Host = "web.w.grow.localhost"
+	rq.Host = "web.w." + e.project + ".localhost"
 	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(rq)
 	if err != nil {
 		t.Fatalf("through the proxy: %v", err)

@@ -367,7 +367,7 @@ exec sleep 100860
 		time.Sleep(100 * time.Millisecond)
 	}
 	wt := worldOf(t, e, "main")
-	logFile := read(filepath.Join(e.home, "logs", "hush", wt, "leaky.log"))
+	logFile := read(filepath.Join(e.home, "logs", e.project, wt, "leaky.log"))
 	env := e.binky("env", "main")
 	mcp := e.startMCP("REL_SECRET=" + secret)
 	mcpLogs := mcp.call("logs", map[string]any{"worktree": "main", "service": "leaky"}, "")

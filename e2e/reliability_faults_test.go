@@ -220,7 +220,7 @@ func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 		// Branch names differ between projects: a name that is not a world
 		// of the caller's project may reach another project's world.
 		b := fmt.Sprintf("%s%d", branches[rng.IntN(len(branches))], p)
-		k := key{fmt.Sprintf("storm%d", p), b}
+		k := key{e.project, b}
 		var args []string
 		switch r := rng.IntN(5); {
 		case r < 2:
@@ -282,7 +282,7 @@ func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 			wk := key{w.Project, w.Branch}
 			seen[wk]++
 			names[wk] = w.Worktree
-			if !strings.HasPrefix(w.Project, "storm") || (w.Branch != "a"+w.Project[5:] && w.Branch != "b"+w.Project[5:]) {
+			if i := strings.TrimSuffix(strings.TrimPrefix(w.Project, "storm"), runTag); !strings.HasPrefix(w.Project, "storm") || (w.Branch != "a"+i && w.Branch != "b"+i) {
 				problem("kill %d: ghost world %s/%s (branch %q)", kills, w.Project, w.Worktree, w.Branch)
 			}
 			if n := countMarked(homeIDOf(home.home) + "/" + w.Project + "/" + w.Worktree + "/worker"); n > 1 {
@@ -312,7 +312,7 @@ func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 			}
 			if state == "down" || state == "absent" {
 				if n := names[wk]; n != "" {
-					if left := marked(envs[wk.project[5]-'0'], wk.project+"/"+n+"/"); len(left) > 0 {
+					if left := marked(envs[wk.project[5]-'0'], n+"/"); len(left) > 0 {
 						problem("kill %d: %s/%s acknowledged %s but processes %v run", kills, wk.project, n, state, left)
 					}
 				}
@@ -328,8 +328,8 @@ func stormOn(t *testing.T, tr tier, envs []*env, seed uint64) stormStats {
 				t.Logf("final remove storm%d %s: %s", i, b, r.stderr)
 			}
 		}
-		leaked += len(marked(e, fmt.Sprintf("storm%d/", i)))
-		if n, ok := cgroupProcs(e.home, fmt.Sprintf("storm%d", i)); ok {
+		leaked += len(marked(e, ""))
+		if n, ok := cgroupProcs(e.home, e.project); ok {
 			cgroupSeen = true
 			inCgroups += n
 		}

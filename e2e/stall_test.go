@@ -19,12 +19,16 @@ port_range = PORTRANGE
 cmd = "exec sleep 600"
 `
 
-// startStalledRun starts `binky run wt -- sh -c 'yes | head -c 50000000'`
-// with its stdout a pipe nobody reads: the CLI blocks writing it, stops
-// reading the daemon's socket, and the socket's buffer fills.
+// startStalledRun starts `binky run wt -- sh -c 'yes | head -c 50000000;
+// exec sleep 600'` with its stdout a pipe nobody reads: the CLI blocks
+// writing it, stops reading the daemon's socket, and the socket's buffer
+// fills. The command then sleeps, so it holds its job place until it is
+// ended: a run gives its place back when its command ends, before its
+// output has reached the caller, and 50 MB written to the run's files can
+// end before a status sees the place taken.
 func (e *env) startStalledRun(wt string) {
 	e.t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, "binky"), "run", wt, "--", "sh", "-c", "yes | head -c 50000000")
+	cmd := exec.Command(filepath.Join(binDir, "binky"), "run", wt, "--", "sh", "-c", "yes | head -c 50000000; exec sleep 600")
 	cmd.Dir = e.repo
 	cmd.Env = e.environ()
 	stdout, err := cmd.StdoutPipe()

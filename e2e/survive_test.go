@@ -58,10 +58,10 @@ ports = ["http"]
 		if sa.State != "running" {
 			t.Errorf("%s: ticker %s after re-adoption; want running", wb.Worktree, sa.State)
 		}
-		if n := countMarked(homeIDOf(e.home) + "/tough/" + wb.Worktree + "/ticker"); n != 1 {
+		if n := countMarked(homeIDOf(e.home) + "/" + e.project + "/" + wb.Worktree + "/ticker"); n != 1 {
 			t.Errorf("%s: %d processes run the ticker; want 1 (no duplicates)", wb.Worktree, n)
 		}
-		log := filepath.Join(e.home, "logs", "tough", wb.Worktree, "ticker.log")
+		log := filepath.Join(e.home, "logs", e.project, wb.Worktree, "ticker.log")
 		s1 := size(log)
 		waitFor(t, wb.Worktree+"'s ticker log to grow after re-adoption", func() bool { return size(log) > s1 })
 	}

@@ -113,7 +113,8 @@ func newEnvAs(t *testing.T, u *unixUser, config, leases string) *env {
 	}
 	e := &env{t: t, home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), rng: nextRange(60), leases: leases, userHome: u.base, as: u.cmd}
 	os.MkdirAll(e.repo, 0o755)
-	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
+	config = e.render(config)
+	e.project, _, _, _ = projectName(config)
 	if err := os.WriteFile(filepath.Join(e.repo, "binky.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -236,8 +237,8 @@ func TestDashboardOnlyForItsUser(t *testing.T) {
 	e := newEnvAs(t, alice, userWebWorld, sharedLeases(t))
 	e.must("up", "-q", "feat")
 	addr, host := proxyOf(t, e, "feat")
-	secrets := []string{"feat", "shared", e.home, e.repo}
-	for _, h := range []string{"binky.localhost", "nosuch.shared.localhost"} {
+	secrets := []string{"feat", "shared", e.project, e.home, e.repo}
+	for _, h := range []string{"binky.localhost", "nosuch." + e.project + ".localhost"} {
 		code, body := fetchAs(t, bob, addr, h)
 		if code != 403 {
 			t.Errorf("bob's GET Host %s: %d; want 403\n%s", h, code, body)
@@ -272,6 +273,27 @@ func plantAs(t *testing.T, u *unixUser, dir, script string) {
 	}
 }
 
+// startHolder starts a lock holder (flock and the command it runs) in a
+// process group of its own, ended whole at cleanup: flock forks its
+// command, so killing flock alone left a sleep behind.
+func startHolder(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { endHolder(cmd) })
+}
+
+// endHolder kills the holder's whole process group and reaps flock.
+func endHolder(cmd *exec.Cmd) {
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+}
+
 // holdLockAs starts `flock path sleep` as u and returns once u holds the
 // lock; the holder is ended at cleanup.
 func holdLockAs(t *testing.T, u *unixUser, path string) {
@@ -280,10 +302,7 @@ func holdLockAs(t *testing.T, u *unixUser, path string) {
 	cmd := exec.Command("flock", "-o", path, "sh", "-c", "touch "+ready+"; exec sleep 600")
 	cmd.Env = []string{"HOME=" + u.base, "PATH=" + os.Getenv("PATH")}
 	u.cmd(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	startHolder(t, cmd)
 	waitFor(t, u.name+" holds "+path, func() bool { _, err := os.Stat(ready); return err == nil })
 }
 
@@ -391,10 +410,7 @@ func TestOwnLeaseLockHeldIsNamed(t *testing.T) {
 	}
 	ready := filepath.Join(t.TempDir(), "locked")
 	holder := exec.Command("flock", "-o", locks[0], "sh", "-c", "touch "+ready+"; exec sleep 600")
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	startHolder(t, holder)
 	waitFor(t, "flock holds "+locks[0], func() bool { _, err := os.Stat(ready); return err == nil })
 	r := e.binky("up", "-q", "second")
 	if r.code == 0 {
@@ -406,7 +422,6 @@ func TestOwnLeaseLockHeldIsNamed(t *testing.T) {
 		}
 	}
 	e.must("status") // the daemon still answers
-	holder.Process.Kill()
-	holder.Wait()
+	endHolder(holder)
 	e.must("up", "-q", "second")
 }

@@ -71,7 +71,7 @@ inputs = ["deps.lock"]
 	if n := runs(); n != 1 {
 		t.Fatalf("setup ran %d times on the first up; want 1", n)
 	}
-	if log := read(filepath.Join(e.home, "logs", "warm", worldOf(t, e, "feat/x"), "setup.log")); !strings.Contains(log, "--- binky: setup[1]") {
+	if log := read(filepath.Join(e.home, "logs", e.project, worldOf(t, e, "feat/x"), "setup.log")); !strings.Contains(log, "--- binky: setup[1]") {
 		t.Errorf("setup.log does not record the runs:\n%s", log)
 	}
 	if r := e.must("logs", "feat/x", "setup"); !strings.Contains(r.stdout, "--- binky: setup[1]") {

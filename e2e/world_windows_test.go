@@ -64,7 +64,8 @@ func newWindowsEnv(t *testing.T, config string) *env {
 	if err := os.MkdirAll(e.repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	config = strings.ReplaceAll(config, "PORTRANGE", fmt.Sprintf("[%d, %d]", e.rng[0], e.rng[1]))
+	config = e.render(config)
+	e.project, _, _, _ = projectName(config)
 	if err := os.WriteFile(filepath.Join(e.repo, "binky.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -151,15 +152,15 @@ func TestWindowsWorldLifecycle(t *testing.T) {
 	}
 
 	pp := proxyPort(t, e)
-	if got := viaProxy(t, pp, "api.feat-a.demo.localhost"); !strings.Contains(got, `world "feat-a"`) {
-		t.Errorf("proxy for api.feat-a.demo.localhost: %q", got)
+	if got := viaProxy(t, pp, "api.feat-a."+e.project+".localhost"); !strings.Contains(got, `world "feat-a"`) {
+		t.Errorf("proxy for api.feat-a.%s.localhost: %q", e.project, got)
 	}
 
 	var envOut map[string]string
 	if err := json.Unmarshal([]byte(e.must("env", "feat/a").stdout), &envOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(envOut["api"], "api.feat-a.demo.localhost") || envOut["db"] == "" || len(envOut) != 2 {
+	if !strings.Contains(envOut["api"], "api.feat-a."+e.project+".localhost") || envOut["db"] == "" || len(envOut) != 2 {
 		t.Errorf("env: %v; want api (proxied) and db", envOut)
 	}
 	if r := e.must("verify", "feat/a"); !strings.Contains(r.stdout+r.stderr, "verify passed") {
@@ -202,11 +203,11 @@ func TestWindowsWorldLifecycle(t *testing.T) {
 		t.Errorf("port blocks overlap: %v and %v", a.Ports, b.Ports)
 	}
 	pp = proxyPort(t, e)
-	if got := viaProxy(t, pp, "api.feat-b.demo.localhost"); !strings.Contains(got, `world "feat-b"`) || !strings.Contains(got, "2 visits") {
-		t.Errorf("proxy for api.feat-b.demo.localhost: %q; want its own world and slice", got)
+	if got := viaProxy(t, pp, "api.feat-b."+e.project+".localhost"); !strings.Contains(got, `world "feat-b"`) || !strings.Contains(got, "2 visits") {
+		t.Errorf("proxy for api.feat-b.%s.localhost: %q; want its own world and slice", e.project, got)
 	}
-	if got := viaProxy(t, pp, "api.feat-a.demo.localhost"); !strings.Contains(got, `world "feat-a"`) {
-		t.Errorf("proxy for api.feat-a.demo.localhost beside feat-b: %q", got)
+	if got := viaProxy(t, pp, "api.feat-a."+e.project+".localhost"); !strings.Contains(got, `world "feat-a"`) {
+		t.Errorf("proxy for api.feat-a.%s.localhost beside feat-b: %q", e.project, got)
 	}
 
 	// down ends the job (under Wine through the fallback, noted in the
@@ -233,7 +234,7 @@ func TestWindowsWorldLifecycle(t *testing.T) {
 	if _, err := os.Stat(a.Path); !os.IsNotExist(err) {
 		t.Errorf("feat-a's worktree %s after remove: %v", a.Path, err)
 	}
-	if got := viaProxy(t, pp, "api.feat-b.demo.localhost"); !strings.Contains(got, `world "feat-b"`) {
+	if got := viaProxy(t, pp, "api.feat-b."+e.project+".localhost"); !strings.Contains(got, `world "feat-b"`) {
 		t.Errorf("feat-b after feat-a's removal: %q", got)
 	}
 }

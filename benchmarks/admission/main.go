@@ -10,9 +10,12 @@
 //     machine this end-to-end difference is noise; admission's own cost
 //     per up is `go test -bench . ./host/admission` (microseconds).
 //   - jobs: 20 concurrent `binky run` of a CPU-bound command with
-//     jobs = 2, against 20 unqueued: wall time, peak RSS, p50/p99 wait in
-//     the queue, and admission's cost per job (jobs.go). --only jobs runs
-//     just this part.
+//     jobs = 2, against 20 unqueued, in interleaved rounds: wall time
+//     (median, spread, the queued/unqueued ratio within each round), peak
+//     RSS, p50/p99 wait in the queue, the hand-off gap between one
+//     command's end and the next one's start, and admission's cost per job
+//     (jobs.go). --only jobs runs just this part; --before DIR adds the
+//     binaries in DIR as two more arms of the same rounds.
 //   - wake: the latency of a request through the proxy to a suspended
 //     world (goal ≤ 50 ms over a request to a running one), and to a down
 //     world with wake = true (goal: the service's own start plus ≤ 100 ms).
@@ -22,11 +25,10 @@
 // (to build binky unless --bin is given). Everything lives in a temporary
 // directory, removed on exit.
 //
-//	go run ./benchmarks/admission [--rounds 10] [--ups 20] [--bin DIR] [--only jobs] [--jobs 2] [--runs 20]
+//	go run ./benchmarks/admission [--rounds 10] [--ups 20] [--bin DIR] [--only jobs] [--jobs 2] [--runs 20] [--job-rounds 3] [--before DIR]
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,6 +56,8 @@ func main() {
 	njobs := flag.Int("jobs", 2, "[admission] jobs for the jobs part")
 	runs := flag.Int("runs", 20, "concurrent binky run for the jobs part")
 	loops := flag.String("loops", "10000000", "loop count of the CPU-bound command")
+	jobRounds := flag.Int("job-rounds", 3, "rounds of the jobs part (every arm once a round, interleaved)")
+	before := flag.String("before", "", "jobs part: also run the binaries in this directory (say, main's), in the same rounds")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -66,7 +70,7 @@ func main() {
 			defer os.RemoveAll(tmp)
 			if bin, err := build(ctx, tmp, *bin); err != nil {
 				return err
-			} else if r, err := jobs(ctx, tmp, bin, *runs, *njobs, *loops); err != nil {
+			} else if r, err := jobs(ctx, tmp, bin, *before, *runs, *njobs, *jobRounds, *loops); err != nil {
 				return err
 			} else {
 				printJobs(r, *runs, *njobs)
@@ -79,13 +83,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(ctx, *bin, *rounds, *ups, *trials); err != nil {
+	if err := run(ctx, *bin, *before, *rounds, *ups, *trials, *jobRounds); err != nil {
 		fmt.Fprintln(os.Stderr, "admission benchmark:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, bin string, rounds, ups, trials int) error {
+func run(ctx context.Context, bin, before string, rounds, ups, trials, jobRounds int) error {
 	tmp, err := os.MkdirTemp("", "binky-bench-admission-")
 	if err != nil {
 		return err
@@ -107,7 +111,7 @@ func run(ctx context.Context, bin string, rounds, ups, trials int) error {
 	if err != nil {
 		return fmt.Errorf("wake: %w", err)
 	}
-	jr, err := jobs(ctx, tmp, bin, 20, 2, "10000000")
+	jr, err := jobs(ctx, tmp, bin, before, 20, 2, jobRounds, "10000000")
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
@@ -143,120 +147,6 @@ func build(ctx context.Context, tmp, bin string) (string, error) {
 		}
 	}
 	return bin, nil
-}
-
-// home is one BINKY_HOME with a repository.
-type home struct {
-	dir, repo, bin, pressure string
-	extra                    []string
-}
-
-const config = `[project]
-name = "bench"
-port_range = [%d, %d]
-wake = true
-
-[services.web]
-cmd = "%s"
-%s
-`
-
-func newHome(ctx context.Context, tmp, name, bin string, lo int, cmd, more string, extra ...string) (*home, error) {
-	h := &home{dir: filepath.Join(tmp, name, "home"), repo: filepath.Join(tmp, name, "repo"), bin: bin,
-		pressure: filepath.Join(tmp, name, "pressure.json")}
-	if err := os.MkdirAll(h.repo, 0o755); err != nil {
-		return nil, err
-	}
-	h.extra = append([]string{"BINKY_TEST_PRESSURE=" + h.pressure, "BINKY_TEST_PRESSURE_INTERVAL=50ms"}, extra...)
-	if err := h.setRAM(80); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(h.repo, "binky.toml"), fmt.Appendf(nil, config, lo, lo+999, cmd, more), 0o644); err != nil {
-		return nil, err
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
-		c := exec.CommandContext(ctx, "git", args...)
-		c.Dir, c.Env = h.repo, h.env()
-		if out, err := c.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("git %v: %v %s", args, err, out)
-		}
-	}
-	return h, nil
-}
-
-func (h *home) setRAM(pct float64) error {
-	b, _ := json.Marshal(map[string]float64{"mem_total": 16e9, "mem_available": 16e9 * pct / 100, "disk_total": 1e12, "disk_free": 5e11})
-	if err := os.WriteFile(h.pressure+".tmp", b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(h.pressure+".tmp", h.pressure)
-}
-
-func (h *home) env() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "BINKY_") {
-			out = append(out, kv)
-		}
-	}
-	return append(append(out, "BINKY_HOME="+h.dir, "BINKY_PROXY_ADDR=127.0.0.1:0", "BINKY_PROXY_TLS_ADDR=127.0.0.1:0",
-		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.invalid",
-		"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.invalid"), h.extra...)
-}
-
-func (h *home) cmd(ctx context.Context, args ...string) *exec.Cmd {
-	c := exec.CommandContext(ctx, filepath.Join(h.bin, "binky"), args...)
-	c.Dir, c.Env = h.repo, h.env()
-	return c
-}
-
-func (h *home) must(ctx context.Context, args ...string) (string, error) {
-	out, err := h.cmd(ctx, args...).Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", fmt.Errorf("binky %s: %v\n%s", strings.Join(args, " "), err, ee.Stderr)
-		}
-		return "", err
-	}
-	return string(out), nil
-}
-
-// close removes every world and stops the daemon.
-func (h *home) close() {
-	ctx := context.Background()
-	out, _ := h.cmd(ctx, "status", "--json").Output()
-	var s struct{ Worlds []struct{ Worktree string } }
-	json.Unmarshal(out, &s)
-	for _, w := range s.Worlds {
-		h.cmd(ctx, "remove", "--force", "-q", w.Worktree).Run()
-	}
-	h.cmd(ctx, "daemon", "stop").Run()
-}
-
-// event is one events.log line.
-type event struct {
-	TS       time.Time `json:"ts"`
-	Event    string    `json:"event"`
-	Worktree string    `json:"worktree"`
-}
-
-func (h *home) events() ([]event, error) {
-	f, err := os.Open(filepath.Join(h.dir, "events.log"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e event
-		if json.Unmarshal(sc.Bytes(), &e) == nil {
-			out = append(out, e)
-		}
-	}
-	return out, sc.Err()
 }
 
 type handoffResult struct{ admitted, started []time.Duration }

@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/remote"
 )
 
 // completionCmd prints a shell's completion script. The scripts call back
@@ -66,9 +67,26 @@ type completeCmd struct {
 }
 
 func (c *completeCmd) Run(g *globals, app *kong.Context) error {
-	ctx, cancel := context.WithTimeout(g.ctx, completionTimeout)
+	live := &liveNames{home: g.home}
+	timeout := completionTimeout
+	// --host among the words (before the one being completed), else
+	// BINKY_HOST: the names are the host's, asked over the same road as
+	// its verbs, never prompting; an unreachable host gives none.
+	if name := completionHost(c.Words, g.host); name != "" {
+		if name == remote.Any {
+			return nil
+		}
+		r, err := openRemote(g.home, name)
+		if err != nil {
+			return nil
+		}
+		r.Batch = true
+		live.client, timeout = remoteClient(r), remoteCompletionTimeout
+	}
+	ctx, cancel := context.WithTimeout(g.ctx, timeout)
 	defer cancel()
-	for _, s := range complete(app.Model.Node, c.Words, &liveNames{ctx: ctx, home: g.home}) {
+	live.ctx = ctx
+	for _, s := range complete(app.Model.Node, c.Words, live) {
 		fmt.Println(s)
 	}
 	return nil
@@ -77,6 +95,24 @@ func (c *completeCmd) Run(g *globals, app *kong.Context) error {
 // completionTimeout bounds the daemon call a completion makes: a shell
 // waits for it on every tab.
 const completionTimeout = 500 * time.Millisecond
+
+// remoteCompletionTimeout bounds the same call to a host's daemon: one
+// ssh session on the shared connection, or a handshake when there is none.
+const remoteCompletionTimeout = 2 * time.Second
+
+// completionHost is the host a completion asks: --host NAME among words
+// before the last (the one being completed), else host (BINKY_HOST, or
+// --host before __complete).
+func completionHost(words []string, host string) string {
+	if len(words) > 0 {
+		words = words[:len(words)-1]
+	}
+	if len(words) > 0 && words[0] == "--" {
+		words = words[1:] // the scripts' separator, kept by kong
+	}
+	name, _, _ := hostFlag(words, func(string) string { return host })
+	return name
+}
 
 // names is what completion asks about the live worlds.
 type names interface {
@@ -248,17 +284,22 @@ func positionalValues(p *kong.Positional, before []string, flags map[string]stri
 }
 
 // liveNames asks the daemon of home, when one runs; it never starts one.
+// With client set, it asks that daemon instead (a host's, over ssh).
 type liveNames struct {
-	ctx  context.Context
-	home string
+	ctx    context.Context
+	home   string
+	client *api.Client
 }
 
 func (l *liveNames) status(args api.StatusArgs) []api.World {
-	if _, err := os.Stat(api.Socket(l.home)); err != nil {
-		return nil
+	c := l.client
+	if c == nil {
+		if _, err := os.Stat(api.Socket(l.home)); err != nil {
+			return nil
+		}
+		c = &api.Client{Home: l.home}
 	}
 	var res api.StatusResult
-	c := &api.Client{Home: l.home}
 	if err := c.Call(l.ctx, api.OpStatus, args, api.Handlers{}, &res); err != nil {
 		return nil
 	}
@@ -276,7 +317,13 @@ func (l *liveNames) worlds(project string) []api.World {
 }
 
 func (l *liveNames) world(name, project string) *api.World {
+	if l.client != nil && name == "" {
+		return nil // this directory is not the host's
+	}
 	wd, _ := os.Getwd()
+	if l.client != nil {
+		wd = ""
+	}
 	ws := l.status(api.StatusArgs{WorldRef: api.WorldRef{Name: name, Dir: wd, Project: project}, Here: name == ""})
 	if len(ws) != 1 {
 		return nil

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
+	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/ctl"
 )
 
@@ -46,6 +49,7 @@ func (c *daemonStopCmd) Run(g *globals) error {
 	if wait <= 0 {
 		wait = ctl.StopWait
 	}
+	live := liveWorlds(g)
 	was, err := ctl.StopWithin(g.ctx, g.home, wait)
 	if err != nil {
 		return err
@@ -54,8 +58,37 @@ func (c *daemonStopCmd) Run(g *globals) error {
 		fmt.Println("no daemon was running")
 		return nil
 	}
-	fmt.Println("daemon stopped (worlds keep running)")
+	switch {
+	case live < 0:
+		fmt.Println("daemon stopped (worlds keep running)")
+	case live == 0:
+		fmt.Println("daemon stopped (no world had a process running)")
+	case live == 1:
+		fmt.Println("daemon stopped (1 world keeps running; the next daemon adopts it)")
+	default:
+		fmt.Printf("daemon stopped (%d worlds keep running; the next daemon adopts them)\n", live)
+	}
 	return nil
+}
+
+// liveWorlds asks a running daemon (never starting one) how many worlds
+// have a process running, which a stop leaves running; -1 when it does
+// not say within two seconds.
+func liveWorlds(g *globals) int {
+	ctx, cancel := context.WithTimeout(g.ctx, 2*time.Second)
+	defer cancel()
+	var t api.StatusTable
+	c := &api.Client{Home: g.home}
+	if err := c.Call(ctx, api.OpStatus, api.StatusArgs{Table: true}, api.Handlers{}, &t); err != nil {
+		return -1
+	}
+	n := 0
+	for _, w := range t.Worlds {
+		if slices.ContainsFunc(w.Services, func(s api.Service) bool { return s.Pid > 0 }) {
+			n++
+		}
+	}
+	return n
 }
 
 type daemonStatusCmd struct {
@@ -73,7 +106,7 @@ func (c *daemonStatusCmd) Run(g *globals) error {
 		return &exitError{Code: 1}
 	}
 	if c.JSON {
-		return json.NewEncoder(os.Stdout).Encode(map[string]any{"running": true, "pid": p.Pid, "home": p.Home, "version": p.Version, "started": p.Started, "proxy_port": p.ProxyPort})
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"running": true, "pid": p.Pid, "home": p.Home, "version": p.Version, "started": p.Started, "proxy_port": p.ProxyPort, "proxy_tls_port": p.TLSPort})
 	}
 	fmt.Printf("daemon running: pid %d, up %s, home %s, version %s\n", p.Pid, time.Since(p.Started).Round(time.Second), p.Home, p.Version)
 	return nil

@@ -37,6 +37,12 @@ func (c *envCmd) Run(g *globals) error {
 		if why, ok := res.NotRunning[name]; ok {
 			fmt.Fprintf(os.Stderr, "binky: %s is not running (%s): no address for it\n", name, why)
 		}
+		if why, ok := res.Waiting[name]; ok {
+			fmt.Fprintf(os.Stderr, "binky: %s is not running yet: it %s through the proxy (its URL; --direct has no address for it until then)\n", name, why)
+		}
+	}
+	if res.StableName != "" && !c.Dotenv {
+		fmt.Fprintf(os.Stderr, "binky: %s/%s holds the stable name %s\n", res.Project, res.Worktree, res.StableName)
 	}
 	if res.Env == nil {
 		res.Env = map[string]string{}

@@ -167,7 +167,12 @@ func hookDir(g *globals, path string) (string, error) {
 }
 
 // hookUp brings up the world of the worktree at dir, progress on stderr.
+// With --host, the worktree's branch is pushed to the host and its world
+// brought up there (hookremote.go).
 func hookUp(g *globals, dir string) error {
+	if g.host != "" {
+		return hookUpRemote(g, dir)
+	}
 	cl, err := g.client()
 	if err != nil {
 		return err
@@ -186,6 +191,9 @@ func hookUp(g *globals, dir string) error {
 // hookRemove removes the world of the worktree at dir; found is false
 // when it has none.
 func hookRemove(g *globals, dir string, a api.RemoveArgs) (found bool, err error) {
+	if g.host != "" {
+		return hookRemoveRemote(g, dir)
+	}
 	cl, err := g.client()
 	if err != nil {
 		return false, err
@@ -220,7 +228,7 @@ func (c *hookInstallClaudeCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	bin := binkyCommand()
+	bin := binkyCommand() + hostArg(g)
 	return installInto(top, ".claude/settings.json", func(in []byte) ([]byte, bool, error) {
 		return hooks.MergeClaudeSettings(in, bin+" hook claude create", bin+" hook claude remove")
 	})
@@ -235,7 +243,7 @@ func (c *hookInstallWorktrunkCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	bin := binkyCommand()
+	bin := binkyCommand() + hostArg(g)
 	return installInto(top, ".config/wt.toml", func(in []byte) ([]byte, bool, error) {
 		return hooks.MergeWorktrunk(in, bin+" hook up", bin+" hook down")
 	})

@@ -20,6 +20,7 @@ import (
 type grammar struct {
 	Version kong.VersionFlag `help:"Print the version, commit and Go version, then exit."`
 	Home    string           `name:"home" env:"BINKY_HOME" help:"State directory (default ~/.binky)." placeholder:"DIR"`
+	Host    string           `name:"host" env:"BINKY_HOST" help:"Run the verb on this host of hosts.toml, over ssh (docs/remote.md); any: the first that admits (up)." placeholder:"NAME"`
 
 	Check    handoffCheck    `cmd:"" help:"Validate binky.toml and flag footguns."`
 	Init     initCmd         `cmd:"" help:"Write a first binky.toml from the docker-compose project here (never copying a secret)."`
@@ -46,6 +47,9 @@ type grammar struct {
 	Hook     hookCmd         `cmd:"" help:"Plug into agent tools: hook claude create|remove, hook up|down, hook install claude|worktrunk (docs/agents.md)."`
 	Mcp      handoffMcp      `cmd:"" name:"mcp" help:"Serve the Model Context Protocol over stdio (tools up, down, status, env, ports, verify, run, logs, reset, restart, stop, start; world env and log resources)."`
 
+	HostCmd hostCmd   `cmd:"" name:"host" help:"Manage the machines --host drives over ssh: host add|list|check|remove (docs/remote.md)."`
+	System  systemCmd `cmd:"" help:"The host's side of --host: system dial-stdio, system exec."`
+
 	Completion completionCmd `cmd:"" help:"Print a shell completion script: binky completion bash|zsh|fish (completes verbs, flags, and live worktree and service names)."`
 	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Complete a command line (called by the completion scripts)."`
 	Man        manCmd        `cmd:"" name:"__man" hidden:"" help:"Write the manual pages binky.1 and binky.toml.5 (make man)."`
@@ -55,6 +59,9 @@ type grammar struct {
 type globals struct {
 	ctx  context.Context
 	home string
+	// host is --host (or BINKY_HOST) for the verbs that act here and on a
+	// host both (hook); the others run on the host whole (remote.go).
+	host string
 }
 
 // exitError carries an exit status through kong back to main.
@@ -65,6 +72,9 @@ func main() {
 }
 
 func run(args []string) int {
+	if code, ok := remoteRun(args); ok {
+		return code // remote.go: --host, and system exec on the host
+	}
 	if handedOff(args) {
 		return handOff(args)
 	}
@@ -78,6 +88,6 @@ func run(args []string) int {
 func runKong(args []string) int {
 	var c grammar
 	return cli.Main(args, &c, &c.Home, func(ctx context.Context, home string) any {
-		return &globals{ctx: ctx, home: home}
+		return &globals{ctx: ctx, home: home, host: c.Host}
 	})
 }

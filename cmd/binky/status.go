@@ -18,16 +18,28 @@ type statusCmd struct {
 }
 
 func (c *statusCmd) Run(g *globals) error {
-	var res api.StatusResult
-	args := api.StatusArgs{WorldRef: api.WorldRef{Env: cli.CallerEnv()}}
+	// Every world: the daemon needs no caller's environment for that. The
+	// table asks for what it prints (api.StatusArgs.Table) and decodes it
+	// by hand (api.StatusTable); --json asks for, and prints, everything.
+	args := api.StatusArgs{Table: !c.JSON}
+	var all api.StatusResult
+	var table api.StatusTable
+	dst := any(&all)
+	if !c.JSON {
+		dst = &table
+	}
 	if err := cli.Ask(g.ctx, g.home, func(cl *api.Client) error {
-		res = api.StatusResult{}
-		if err := cl.Call(g.ctx, api.OpStatus, args, api.Handlers{}, &res); err != nil {
+		all, table = api.StatusResult{}, api.StatusTable{}
+		if err := cl.Call(g.ctx, api.OpStatus, args, api.Handlers{}, dst); err != nil {
 			return &exitError{Code: 1, Err: fmt.Errorf("status: %w", err)}
 		}
 		return nil
 	}); err != nil {
 		return err
+	}
+	res := all
+	if !c.JSON {
+		res = table.StatusResult
 	}
 	if res.Worlds == nil {
 		res.Worlds = []api.World{}
@@ -55,19 +67,24 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 		// The daemon's home takes no new data: first, whatever follows.
 		fmt.Fprintf(out, "%s %s (since %s)\n\n", st.paint(ansiRed, "degraded:"), dg.Reason, dg.Since.Local().Format("15:04:05"))
 	}
-	if len(res.Worlds) == 0 {
+	// Other hosts' worlds reached from here come last, marked remote.
+	worlds := append(append([]api.World(nil), res.Worlds...), res.Remote...)
+	if len(worlds) == 0 {
 		fmt.Fprintln(out, "no worlds yet: `binky up <branch>` in a repository with a binky.toml")
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	project, repo := "", ""
-	for i, w := range res.Worlds {
-		if w.Project != project || w.Repo != repo {
+	project, repo, host := "", "", ""
+	for i, w := range worlds {
+		if w.Project != project || w.Repo != repo || w.Host != host {
 			if i > 0 {
 				fmt.Fprintln(tw)
 			}
-			project, repo = w.Project, w.Repo
-			if repo != "" {
+			project, repo, host = w.Project, w.Repo, w.Host
+			if host != "" {
+				// Another machine's world, reached from here (docs/remote.md).
+				fmt.Fprintf(tw, "%s\t(remote: on host %s; binky --host %s status says more)\n", st.paint(ansiBold, w.Project), host, host)
+			} else if repo != "" {
 				fmt.Fprintf(tw, "%s\t(%s)\n", st.paint(ansiBold, w.Project), repo)
 			} else {
 				fmt.Fprintf(tw, "%s\n", st.paint(ansiBold, w.Project))
@@ -92,6 +109,9 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 		if w.Reason != "" {
 			fmt.Fprintf(tw, "    why: %s\n", st.paint(worldColor(w.State), w.Reason))
 		}
+		if w.StableName != "" {
+			fmt.Fprintf(tw, "    stable name: %s (kept until binky remove %s)\n", w.StableName, w.Worktree)
+		}
 		if w.Selection != "" {
 			fmt.Fprintf(tw, "    runs: %s (binky up %s --all runs every service)\n", w.Selection, w.Worktree)
 		}
@@ -113,6 +133,8 @@ func printStatus(out io.Writer, res api.StatusResult, st style) error {
 				extra = "  cloned: " + s.Clone
 			}
 			switch {
+			case s.Reason == api.ReasonWaits:
+				extra = "  " + st.paint(ansiDim, s.Reason) // not a fault
 			case s.Reason != "":
 				extra = "  " + st.paint(ansiRed, s.Reason)
 			case s.Error != "":

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"strings"
 	"sync"
@@ -119,6 +120,60 @@ func TestPrintStatusDegraded(t *testing.T) {
 		}
 		if !strings.HasPrefix(out.String(), "degraded: "+reason+" (since ") {
 			t.Errorf("status with %d worlds does not start with the degraded reason:\n%s", len(worlds), out.String())
+		}
+	}
+}
+
+// TestPrintStatusTableReply: the reply `binky status` asks for (the table's,
+// api.StatusArgs.Table), decoded by hand (api.StatusTable), prints exactly
+// what the full reply does.
+func TestPrintStatusTableReply(t *testing.T) {
+	at := time.Date(2026, 12, 7, 15, 4, 5, 0, time.UTC)
+	full := api.StatusResult{
+		Worlds: []api.World{{
+			Project: "shop", Worktree: "feat-x", Branch: "feat/x", Path: "/src/shop.worktrees/feat-x", Repo: "/src/shop",
+			State: "degraded", Reason: "web: unhealthy", Ports: [2]int{21000, 21009}, Selection: "profile frontend", Suspended: "idle",
+			Services: []api.Service{
+				{Name: "web", Kind: "cmd", State: "unhealthy", Pid: 4242, Warning: "listens beyond loopback", Port: 21000,
+					Ports: map[string]int{"http": 21000}, URL: "http://web.feat-x.shop.localhost:1355", Restarts: 2,
+					Reason: "unhealthy: GET http://127.0.0.1:21000/: 503 for 40s"},
+				{Name: "db", Kind: "adapter", State: "running", Adapter: "postgres", Address: "postgres://u:xxxxx@127.0.0.1:5432/x", Clone: "file_copy, copy-on-write"},
+				{Name: "job", Kind: "cmd", State: "failed", Error: "exit 3", LogTail: []string{"line \"one\"", "boom → ✗"}},
+				{Name: "worker", Kind: "cmd", State: "stopped", LeftOut: "not in profile frontend"},
+			},
+			Verify: &api.Verify{Passed: false, Commit: "0123456789abcdef", Dirty: true, At: at, Duration: 1234, Stale: true,
+				Checks: []api.Check{{Cmd: "make test", ExitCode: 2}}},
+			Cost: &api.Cost{Source: "cgroup", Processes: 3},
+		}, {Project: "shop", Worktree: "q", Branch: "q", State: "queued", Queue: &api.Queue{Position: 2, Reason: "max_parallel 4 reached (machine)"}}},
+		Pressure: &api.Pressure{RAMFreePct: 86.2, RAMReserve: 10, DiskFreeGB: 7.5, DiskHeadroom: 2, Running: 1, Queued: 1, Jobs: 2},
+		Home:     &api.Home{ID: "h", Dir: "/h"},
+		Proxy:    &api.ProxyInfo{Port: 1356, URL: "http://binky.localhost:1356", Note: "another home's proxy holds 1355"},
+		Degraded: &api.Degraded{Reason: "disk full", Since: at},
+	}
+	table := full
+	table.Worlds = append([]api.World(nil), full.Worlds...)
+	for i := range table.Worlds {
+		table.Worlds[i].Services = append([]api.Service(nil), full.Worlds[i].Services...)
+	}
+	table.ForTable()
+	b, err := json.Marshal(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got api.StatusTable
+	if err := got.DecodeResult(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []style{{}, {color: true}} {
+		var want, have bytes.Buffer
+		if err := printStatus(&want, full, st); err != nil {
+			t.Fatal(err)
+		}
+		if err := printStatus(&have, got.StatusResult, st); err != nil {
+			t.Fatal(err)
+		}
+		if want.String() != have.String() {
+			t.Errorf("the table's reply prints\n%s\nthe full one\n%s", have.String(), want.String())
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/binkyhq/binky/cmd/internal/cli"
@@ -59,6 +60,9 @@ func (c *upCmd) Run(g *globals) error {
 				for _, st := range w.Plan.Skip {
 					fmt.Printf("  skip      %s: %s\n", st.Service, st.Why)
 				}
+				for _, st := range w.Plan.Wait {
+					fmt.Printf("  wait      %s: %s\n", st.Service, st.Why)
+				}
 			}
 		default:
 			fmt.Printf("%s/%s: up would\n", w.Project, w.Worktree)
@@ -83,8 +87,13 @@ func (c *upCmd) Run(g *globals) error {
 		if where == "" {
 			where = s.Address
 		}
-		if s.LeftOut != "" {
+		switch {
+		case s.LeftOut != "":
 			where = "left out: " + s.LeftOut
+		case s.Reason != "":
+			// Why it is not simply running: waiting for its first
+			// request, in backoff with the exit, unhealthy with the probe.
+			where = strings.TrimSpace(where + "  " + s.Reason)
 		}
 		fmt.Printf("  %-12s %-9s %s\n", s.Name, s.State, where)
 	}

@@ -60,6 +60,9 @@ func (c *verifyCmd) Run(g *globals) error {
 		if !v.Passed {
 			verdict = "FAILED"
 		}
+		if v.BrowserErrors != nil {
+			fmt.Fprintf(os.Stderr, "browser: %d error(s) reported by the pages since up%s\n", *v.BrowserErrors, browserHint(*v.BrowserErrors, c.Worktree))
+		}
 		fmt.Fprintf(os.Stderr, "verify %s at %s in %.1fs\n", verdict, commitLabel(v.Commit, v.Dirty), time.Since(start).Seconds())
 	}
 	if !v.Passed {
@@ -126,4 +129,15 @@ func (c *resetCmd) Run(g *globals) error {
 	}
 	fmt.Printf("%s/%s reset in %.1fs: %s\n", w.Project, w.Worktree, time.Since(start).Seconds(), api.ResetSummary(w, c.Service))
 	return nil
+}
+
+// browserHint tells where to read the browser errors verify counted.
+func browserHint(n int, wt string) string {
+	if n == 0 {
+		return ""
+	}
+	if wt == "" {
+		return " (binky logs --browser)"
+	}
+	return " (binky logs " + wt + " --browser)"
 }

@@ -102,6 +102,9 @@ func (c *logsCmd) run(g *globals, stdout, stderr io.Writer) error {
 	if degraded != nil {
 		fmt.Fprintf(stderr, "binky: logs: the registry cannot be written (%v); read it read-only to redact\n", degraded)
 	}
+	if c.Browser {
+		return c.browser(g.ctx, stdout, stderr, w, dir, n, since, red)
+	}
 	prefix := len(services) > 1
 	var mu sync.Mutex
 	enc := json.NewEncoder(stdout)

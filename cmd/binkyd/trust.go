@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/binkyhq/binky/host/certs"
+	"github.com/binkyhq/binky/sdk/names"
 )
 
 // trustCmd installs (or removes) Binky's local CA in the trust stores, so
@@ -29,10 +30,12 @@ func (c *trustCmd) Run(g *globals) error {
 		if err != nil {
 			return err
 		}
-		if err := certs.Uninstall(ca, log); err != nil {
-			return err
+		for _, ca := range append([]*certs.CA{ca}, certs.ZoneCAs(dir)...) {
+			if err := certs.Uninstall(ca, log); err != nil {
+				return err
+			}
+			fmt.Printf("removed %s from the trust stores\n", ca.Cert.Subject.CommonName)
 		}
-		fmt.Printf("removed %s from the trust stores\n", ca.Cert.Subject.CommonName)
 		return nil
 	}
 	ca, err := certs.LoadOrCreateCA(dir)
@@ -45,5 +48,27 @@ func (c *trustCmd) Run(g *globals) error {
 	}
 	fmt.Printf("trusted %s (%s) in: %s\nrestart open browsers to pick it up; it signs only *.localhost names\n",
 		ca.Cert.Subject.CommonName, ca.CertPath, strings.Join(stores, ", "))
+	// The CA of each other apex a project uses (apex = "test"), made at
+	// the first https request for one of its names: each is its own root,
+	// signing only its zone.
+	for _, z := range c.Zone {
+		zone, ok := names.PrivateZone(strings.Trim(strings.ToLower(z), "."))
+		if !ok || zone == "localhost" {
+			if !ok {
+				return fmt.Errorf("trust --zone %s: binky certifies names only under test, example, internal and home.arpa (beside localhost): a CA for a public zone could vouch for real sites", z)
+			}
+			continue
+		}
+		if _, err := certs.LoadOrCreateZoneCA(dir, zone); err != nil {
+			return err
+		}
+	}
+	for _, zca := range certs.ZoneCAs(dir) {
+		stores, err := certs.Install(zca, log)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("trusted %s (%s) in: %s; it signs only *.%s names\n", zca.Cert.Subject.CommonName, zca.CertPath, strings.Join(stores, ", "), zca.Zone())
+	}
 	return nil
 }

@@ -43,6 +43,11 @@ type Options struct {
 	// CPUTime returns the CPU time a world's processes have used so far;
 	// nil or false means unknown (idle is then judged by requests alone).
 	CPUTime func(key string) (time.Duration, bool)
+	// Activity reports the connections open now to a world's proxied
+	// routes (WebSockets and event streams until they close) and when
+	// the last of them closed. A world with one open is not idle; its
+	// idle time counts from that close. nil: requests alone (Touch).
+	Activity func(key string) (open int, ended time.Time)
 	// Live reports whether a world has a live process; suspension passes
 	// over one that has none (stopping nothing frees nothing). nil: all do.
 	Live func(key string) bool
@@ -74,7 +79,8 @@ type Controller struct {
 	jobsRunning    int
 	jobsOf         map[string]int // running jobs per project
 	connsOn        map[string]int // connections running jobs are counted for, per server
-	jobsSinceFresh int            // jobs started since the last sample
+	jobsSinceFresh int            // jobs started since the last sample and still running
+	sampleGen      uint64         // samples taken: a fresh job's generation
 }
 
 // slot is a world holding one of the max_parallel places.
@@ -149,13 +155,25 @@ func (c *Controller) Tick(ctx context.Context) {
 		c.sample, c.sampled = s, true
 	}
 	c.sinceFresh, c.jobsSinceFresh = 0, 0
+	c.sampleGen++
 	now := c.opts.Now()
 	var suspend, resume []string
 	var why []string
-	// Idle: no request and no CPU for its idle_suspend.
+	// Idle: no request, no connection open and no CPU for its
+	// idle_suspend.
 	for _, sl := range c.slots {
 		if sl.suspended != "" || sl.idle <= 0 || sl.busy > 0 {
 			continue
+		}
+		if c.opts.Activity != nil {
+			open, ended := c.opts.Activity(sl.key)
+			if open > 0 {
+				sl.lastActive = now
+				continue
+			}
+			if ended.After(sl.lastActive) {
+				sl.lastActive = ended
+			}
 		}
 		if c.opts.CPUTime != nil {
 			if cpu, ok := c.opts.CPUTime(sl.key); ok && cpu != sl.cpu {

@@ -339,6 +339,45 @@ func TestIdleSuspension(t *testing.T) {
 	}
 }
 
+// TestIdleSuspensionWaitsForOpenConnections: a world with a proxied
+// connection open (a WebSocket, an event stream) is not idle however long
+// it stays open; its idle time counts from when the last one closed.
+func TestIdleSuspensionWaitsForOpenConnections(t *testing.T) {
+	lim := Limits{}
+	c, _, clk, rec := newTest(t, lim)
+	ctx := context.Background()
+	open, ended := 1, time.Time{}
+	c.opts.Activity = func(key string) (int, time.Time) {
+		if key != "p/a" {
+			t.Errorf("Activity asked of %q; want p/a", key)
+		}
+		return open, ended
+	}
+	c.Acquire(ctx, "p/a", lim, false, nil)
+	c.Done("p/a")
+	c.SetIdle("p/a", 30*time.Minute)
+	for range 3 {
+		clk.add(time.Hour)
+		c.Tick(ctx)
+	}
+	if got := rec.got(); len(got) != 0 {
+		t.Fatalf("suspended with a connection open: %v", got)
+	}
+	// It closes 10 minutes after the last tick, seen 25 minutes later.
+	clk.add(10 * time.Minute)
+	open, ended = 0, clk.now()
+	clk.add(25 * time.Minute)
+	c.Tick(ctx)
+	if got := rec.got(); len(got) != 0 {
+		t.Fatalf("suspended 25 minutes after the close (idle_suspend 30m): %v", got)
+	}
+	clk.add(5 * time.Minute)
+	c.Tick(ctx)
+	if got := rec.got(); !slices.Equal(got, []string{"suspend p/a"}) {
+		t.Fatalf("calls %v; want [suspend p/a] idle_suspend after the close", got)
+	}
+}
+
 func TestSecondUpOfAQueuedWorldSurvivesTheFirstLeaving(t *testing.T) {
 	lim := Limits{MaxParallel: 1}
 	c, _, _, _ := newTest(t, lim)

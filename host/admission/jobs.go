@@ -14,18 +14,20 @@ import (
 // that frees RAM admits both queues.
 
 // JobLimits bound one project's jobs; a zero field means the machine's.
+// A journaled binky run records its own (host/world), so the daemon that
+// takes it over counts it for the same: hence the JSON names.
 type JobLimits struct {
-	Jobs       int     // this project's jobs at once
-	RAMReserve float64 // percent of RAM that must stay free
+	Jobs       int     `json:"jobs,omitempty"`        // this project's jobs at once
+	RAMReserve float64 `json:"ram_reserve,omitempty"` // percent of RAM that must stay free
 	// Servers are the database servers of the job's world's slices (as
 	// golden.Server names them); every running job is counted for
 	// Connections on each of its servers. A job whose project sets
 	// ConnBound (zero: none) waits while the jobs running on one of its
 	// servers are counted for more than ConnBound with it, unless none
 	// run there (a job alone always starts).
-	Servers     []string
-	Connections int
-	ConnBound   int
+	Servers     []string `json:"servers,omitempty"`
+	Connections int      `json:"connections,omitempty"`
+	ConnBound   int      `json:"connections_bound,omitempty"`
 }
 
 // job is a command waiting for, or holding, a job place.
@@ -35,8 +37,12 @@ type job struct {
 	reason  string
 	limit   string
 	running bool
-	ready   chan struct{}
-	update  chan struct{}
+	// fresh: started since the last sample (counted in jobsSinceFresh,
+	// at the sample generation gen), so its memory is not in the sample.
+	fresh  bool
+	gen    uint64
+	ready  chan struct{}
+	update chan struct{}
 }
 
 // MachineJobs is the machine's job bound: Options.Jobs, or the cores.
@@ -92,12 +98,32 @@ func (c *Controller) Job(ctx context.Context, project string, lim JobLimits, onW
 	}
 }
 
+// Adopt counts a command that already runs (a journaled binky run a
+// restarted daemon took over) as a running job of project under lim, at
+// once and whatever the bounds: it holds its job place and its
+// connections on lim.Servers until release, so the jobs queued behind it
+// wait for it as for any other. Its memory is in the next sample already,
+// so it is not counted as fresh.
+func (c *Controller) Adopt(project string, lim JobLimits) (release func()) {
+	j := &job{project: project, limits: lim, ready: make(chan struct{}), update: make(chan struct{}, 1)}
+	c.mu.Lock()
+	c.countJob(j)
+	c.mu.Unlock()
+	return func() { c.endJob(j) }
+}
+
 // endJob gives a running job's place back and admits what now fits.
 func (c *Controller) endJob(j *job) {
 	c.mu.Lock()
 	if j.running {
 		j.running = false
 		c.jobsRunning--
+		// A job whose memory no sample has seen is gone with it: near the
+		// reserve, the place it frees is taken at once, not at the next
+		// sample (one unmeasured job at a time still holds).
+		if j.fresh && j.gen == c.sampleGen && c.jobsSinceFresh > 0 {
+			c.jobsSinceFresh--
+		}
 		c.jobsOf[j.project]--
 		for _, srv := range j.limits.Servers {
 			if c.connsOn[srv] -= j.limits.Connections; c.connsOn[srv] <= 0 {
@@ -152,7 +178,7 @@ func (c *Controller) judgeJob(j *job) verdict {
 		return project(ram(j.limits.RAMReserve), "ram_reserve")
 	}
 	// Near the reserve, one job per sample, so each one's memory shows
-	// before the next starts.
+	// before the next starts (a fresh one that ended no longer counts).
 	reserve := max(m.RAMReserve, j.limits.RAMReserve)
 	if reserve > 0 && c.jobsSinceFresh > 0 && free < reserve+c.opts.Hysteresis {
 		return machine(fmt.Sprintf("free RAM %s%% is near reserve %s%%: one job per sample", num(free, 0), num(reserve, 0)), "ram_reserve")
@@ -160,30 +186,37 @@ func (c *Controller) judgeJob(j *job) verdict {
 	return verdict{}
 }
 
-// dispatchJobs starts the jobs that fit, in order: the first one held by
-// a machine bound holds back those behind it; one held by its project's
-// is passed over. c.mu held.
-func (c *Controller) dispatchJobs() []*job {
+// countJob counts j as running: its place, its project's and its
+// connections on each of its servers. c.mu held.
+func (c *Controller) countJob(j *job) {
 	if c.jobsOf == nil {
 		c.jobsOf = map[string]int{}
 	}
 	if c.connsOn == nil {
 		c.connsOn = map[string]int{}
 	}
+	j.running = true
+	c.jobsRunning++
+	c.jobsOf[j.project]++
+	for _, srv := range j.limits.Servers {
+		c.connsOn[srv] += j.limits.Connections
+	}
+}
+
+// dispatchJobs starts the jobs that fit, in order: the first one held by
+// a machine bound holds back those behind it; one held by its project's
+// is passed over. c.mu held.
+func (c *Controller) dispatchJobs() []*job {
 	var admitted []*job
 	var block *verdict
 	left := make([]*job, 0, len(c.jobq))
 	for _, j := range c.jobq {
 		v := c.judgeJob(j)
 		if v.reason == "" && block == nil {
-			j.running = true
-			c.jobsRunning++
-			c.jobsOf[j.project]++
-			for _, srv := range j.limits.Servers {
-				c.connsOn[srv] += j.limits.Connections
-			}
+			c.countJob(j)
 			if c.sample.MemTotal > 0 {
 				c.jobsSinceFresh++
+				j.fresh, j.gen = true, c.sampleGen
 			}
 			admitted = append(admitted, j)
 			continue

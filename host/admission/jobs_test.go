@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -223,5 +224,144 @@ func TestJobsConnections(t *testing.T) {
 		r()
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the bounded job did not start once room was made: %+v", c.Jobs())
+	}
+}
+
+// countingSource counts the samples taken.
+type countingSource struct {
+	fakeSource
+	n atomic.Int32
+}
+
+func (c *countingSource) Sample(ctx context.Context) (Sample, error) {
+	c.n.Add(1)
+	return c.fakeSource.Sample(ctx)
+}
+
+// TestJobHandoffOnRelease: a release hands its place to the next waiter
+// before it returns, with no sample taken and no tick (the controller's
+// Run is not running): a freed place is never idle until a timer fires,
+// also near the RAM reserve, where starts are otherwise one per sample.
+func TestJobHandoffOnRelease(t *testing.T) {
+	for _, free := range []float64{80, 22} { // far from the reserve; near it
+		src := &countingSource{}
+		src.setRAM(free)
+		c := New(Options{Source: src, Limits: func() Limits { return Limits{RAMReserve: 20} }, Jobs: 1, Interval: time.Hour, Hysteresis: 5})
+		ctx := context.Background()
+		first, err := c.Job(ctx, "p", JobLimits{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := make(chan func(), 1)
+		go func() {
+			r, err := c.Job(ctx, "p", JobLimits{}, nil)
+			if err != nil {
+				t.Error(err)
+			}
+			next <- r
+		}()
+		waitJobs(t, c, 1)
+		samples := src.n.Load()
+		first()
+		if s := c.Jobs(); s.Running != 1 || len(s.Queue) != 0 {
+			t.Errorf("free RAM %v%%: right after the release: %+v; want the next job running", free, s)
+		}
+		select {
+		case r := <-next:
+			r()
+		case <-time.After(10 * time.Second): // only catches a hang
+			t.Fatalf("free RAM %v%%: the next job never started after the release: %+v", free, c.Jobs())
+		}
+		if got := src.n.Load(); got != samples {
+			t.Errorf("free RAM %v%%: the hand-off took %d samples; want none", free, got-samples)
+		}
+	}
+}
+
+// TestJobsNearReserveOneUnmeasured: near the RAM reserve at most one job
+// no sample has measured runs: a second waits for the sample, and the
+// place a fresh job frees when it ends goes to the next one at once.
+func TestJobsNearReserveOneUnmeasured(t *testing.T) {
+	c, src := newJobsTest(t, 4, Limits{RAMReserve: 20})
+	src.setRAM(22) // below reserve + hysteresis (5)
+	ctx := context.Background()
+	c.Tick(ctx)
+	first, err := c.Job(ctx, "p", JobLimits{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := make(chan func(), 2)
+	for range 2 {
+		go func() {
+			r, err := c.Job(ctx, "p", JobLimits{}, nil)
+			if err != nil {
+				t.Error(err)
+			}
+			next <- r
+		}()
+	}
+	s := waitJobs(t, c, 2)
+	if want := "free RAM 22% is near reserve 20%: one job per sample (machine)"; s.Queue[0].Reason != want {
+		t.Errorf("held for %q; want %q", s.Queue[0].Reason, want)
+	}
+	first()
+	if s := c.Jobs(); s.Running != 1 || len(s.Queue) != 1 {
+		t.Fatalf("after the fresh job ended: %+v; want the next running and one still held", s)
+	}
+	c.Tick(ctx) // the sample measures the running one: the last may start
+	if s := c.Jobs(); s.Running != 2 || len(s.Queue) != 0 {
+		t.Fatalf("after a sample: %+v; want both running", s)
+	}
+	(<-next)()
+	(<-next)()
+}
+
+// TestJobsAdopt: a command that already runs (taken over by a restarted
+// daemon) is counted at once, past the machine's job bound too, for its
+// place and its connections: a bounded job on its server waits for it,
+// saying so, and starts once it is released (once, however often release
+// is called).
+func TestJobsAdopt(t *testing.T) {
+	ctx := context.Background()
+	const pg = "postgres://127.0.0.1:5432"
+	lim := JobLimits{Servers: []string{pg}, Connections: 1, ConnBound: 1}
+
+	c, _ := newJobsTest(t, 1, Limits{})
+	a, b := c.Adopt("a", JobLimits{}), c.Adopt("a", JobLimits{})
+	if s := c.Jobs(); s.Running != 2 {
+		t.Errorf("two adoptions with jobs = 1: %+v; want both running", s)
+	}
+	a()
+	b()
+
+	c, _ = newJobsTest(t, 10, Limits{})
+	first, second := c.Adopt("a", lim), c.Adopt("a", lim)
+	started := make(chan func(), 1)
+	go func() {
+		r, err := c.Job(ctx, "a", lim, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		started <- r
+	}()
+	s := waitJobs(t, c, 1)
+	if want := "connections on " + pg + ": 2 held by running jobs + 1 > 1 (project a)"; s.Queue[0].Reason != want {
+		t.Errorf("queued for %q; want %q", s.Queue[0].Reason, want)
+	}
+	first()
+	first()
+	if s := c.Jobs(); s.Running != 1 || len(s.Queue) != 1 || s.Queue[0].Reason != "connections on "+pg+": 1 held by running jobs + 1 > 1 (project a)" {
+		t.Fatalf("after one adopted job ended (released twice): %+v; want the other holding the waiter", s)
+	}
+	second()
+	select {
+	case r := <-started:
+		r()
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the queued job did not start once the adopted ones ended: %+v", c.Jobs())
+	}
+	if s := c.Jobs(); s.Running != 0 {
+		t.Errorf("after all: %+v; want none running", s)
 	}
 }

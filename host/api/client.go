@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -22,13 +23,28 @@ const MaxLine = 16 << 20
 // ErrNoDaemon means nothing answers on the socket.
 var ErrNoDaemon = errors.New("no daemon is running")
 
+// WireVersion is the protocol's version: a client and a daemon (or a
+// remote host's binky, reached over ssh) speak when theirs are equal. It
+// changes when a frame or an op's arguments change incompatibly.
+const WireVersion = 1
+
 // Client talks to the daemon of one BINKY_HOME.
 type Client struct {
 	Home string
+	// Dial, when set, connects instead of the home's socket: the seam a
+	// remote host's daemon is reached through (ssh … binky system
+	// dial-stdio, host/remote). Where names it in errors.
+	Dial  func(ctx context.Context) (net.Conn, error)
+	Where string
 }
 
 // Socket is the socket path of home.
 func Socket(home string) string { return filepath.Join(home, SocketName) }
+
+// DialHome connects to home's daemon (its socket; a named pipe on
+// Windows), for a caller that bridges the connection elsewhere (binky
+// system dial-stdio).
+func DialHome(ctx context.Context, home string) (net.Conn, error) { return dial(ctx, home) }
 
 // Handlers receive what the daemon streams before its final answer.
 type Handlers struct {
@@ -62,6 +78,13 @@ func (w *InputWriter) Send(in Input) error {
 // Call sends one request and waits for the final frame, passing progress and
 // output frames to h. The result is decoded into out when out is not nil.
 func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out any) error {
+	if c.Dial != nil {
+		conn, err := c.Dial(ctx)
+		if err != nil {
+			return err
+		}
+		return c.exchange(ctx, conn, op, args, h, out)
+	}
 	conn, err := dial(ctx, c.Home)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
@@ -69,6 +92,11 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 		}
 		return fmt.Errorf("connect to daemon at %s: %w", Endpoint(c.Home), err)
 	}
+	return c.exchange(ctx, conn, op, args, h, out)
+}
+
+// exchange sends the request on conn and reads frames to the final one.
+func (c *Client) exchange(ctx context.Context, conn net.Conn, op string, args any, h Handlers, out any) (err error) {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
@@ -88,8 +116,13 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 	for sc.Scan() {
 		// The answer, decoded once (see onlyResult); anything else, or
 		// a result out cannot hold, the slow way below, for its errors.
-		if v, ok := onlyResult(sc.Bytes()); ok && out != nil && json.Unmarshal(v, out) == nil {
-			return nil
+		if v, ok := onlyResult(sc.Bytes()); ok && out != nil {
+			if rd, ok := out.(ResultDecoder); ok && rd.DecodeResult(v) == nil {
+				return nil
+			}
+			if json.Unmarshal(v, out) == nil {
+				return nil
+			}
 		}
 		var f Frame
 		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
@@ -127,6 +160,9 @@ func (c *Client) Call(ctx context.Context, op string, args any, h Handlers, out 
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read %s reply: %w", op, err)
+	}
+	if c.Where != "" {
+		return fmt.Errorf("%s closed the connection before answering %s", c.Where, op)
 	}
 	return fmt.Errorf("daemon closed the connection before answering %s (see %s)", op, filepath.Join(c.Home, "daemon.log"))
 }

@@ -14,5 +14,10 @@ func Endpoint(home string) string { return Socket(home) }
 // peer's uid).
 func dial(ctx context.Context, home string) (net.Conn, error) {
 	var d net.Dialer
-	return d.DialContext(ctx, "unix", Socket(home))
+	sock := Socket(home)
+	c, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return nil, socketPathError(sock, err)
+	}
+	return c, nil
 }

@@ -17,7 +17,7 @@ func ListenSocket(sock string) (net.Listener, error) {
 	os.Remove(sock)
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", sock, err)
+		return nil, fmt.Errorf("listen on %s: %w", sock, socketPathError(sock, err))
 	}
 	if err := os.Chmod(sock, 0o600); err != nil {
 		ln.Close()

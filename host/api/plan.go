@@ -39,6 +39,10 @@ type Plan struct {
 	// if it runs (Stop says so), and keeps its record and slice. No change
 	// by itself.
 	Skip []PlanStep `json:"skip,omitempty"`
+	// Wait names each wake service (wake = true) that does not run: up
+	// records it without starting it, and its first request through the
+	// proxy starts it. No change by itself.
+	Wait []PlanStep `json:"wait,omitempty"`
 }
 
 // PlanStep is one thing a plan does to one service (or, with Service
@@ -85,5 +89,6 @@ func (p Plan) Lines() []string {
 	add("keep", p.Keep)
 	add("stale", p.Stale)
 	add("skip", p.Skip)
+	add("wait", p.Wait)
 	return out
 }

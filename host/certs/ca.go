@@ -13,7 +13,10 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/binkyhq/binky/sdk/names"
 )
 
 // Files of the CA inside its directory.
@@ -28,8 +31,9 @@ const (
 const caLifetime = 10 * 365 * 24 * time.Hour
 
 // ErrNotLocalhost is returned when a certificate is asked for a name outside
-// localhost and *.localhost; the local CA signs nothing else.
-var ErrNotLocalhost = errors.New("name is not localhost or *.localhost")
+// localhost, *.localhost and the other private zones (names.PrivateZones);
+// the local CAs sign nothing else.
+var ErrNotLocalhost = errors.New("name is not under localhost nor another private zone (test, example, internal, home.arpa)")
 
 // CA is Binky's local certificate authority.
 type CA struct {
@@ -49,7 +53,19 @@ type CA struct {
 // directory that is renamed into place, so two processes racing to create it
 // end up sharing whichever got there first.
 func LoadOrCreateCA(dir string) (*CA, error) {
-	caDir := filepath.Join(dir, caDirName)
+	return LoadOrCreateZoneCA(dir, "localhost")
+}
+
+// LoadOrCreateZoneCA is LoadOrCreateCA for the CA of one private zone
+// (names.PrivateZones): localhost's lives in dir/ca, any other's in
+// dir/ca-<zone>, name-constrained to that zone alone. Each zone has a CA of
+// its own so that using a new apex never replaces a root the machine
+// already trusts: `binky trust` adds the new one.
+func LoadOrCreateZoneCA(dir, zone string) (*CA, error) {
+	if _, ok := names.PrivateZone(zone); !ok || strings.Contains(zone, "/") {
+		return nil, fmt.Errorf("make a local CA for %q: %w", zone, ErrNotLocalhost)
+	}
+	caDir := filepath.Join(dir, zoneDir(zone))
 	ca, err := loadCA(caDir)
 	if err == nil {
 		return ca, nil
@@ -65,7 +81,7 @@ func LoadOrCreateCA(dir string) (*CA, error) {
 		return nil, fmt.Errorf("create local CA in %s: %w", dir, err)
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
-	if err := writeNewCA(tmp); err != nil {
+	if err := writeNewCA(tmp, zone); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(tmp, caDir); err != nil {
@@ -88,8 +104,23 @@ func LoadCA(dir string) (*CA, error) {
 	return loadCA(filepath.Join(dir, caDirName))
 }
 
-// writeNewCA generates a root key and certificate into dir.
-func writeNewCA(dir string) error {
+// zoneDir is the directory, under the certificates' directory, of the CA
+// of zone.
+func zoneDir(zone string) string {
+	if zone == "localhost" {
+		return caDirName
+	}
+	return caDirName + "-" + zone
+}
+
+// LoadZoneCA is LoadCA for the CA of zone (LoadOrCreateZoneCA).
+func LoadZoneCA(dir, zone string) (*CA, error) {
+	return loadCA(filepath.Join(dir, zoneDir(zone)))
+}
+
+// writeNewCA generates a root key and certificate into dir, for names in
+// zone only.
+func writeNewCA(dir, zone string) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return fmt.Errorf("generate local CA key: %w", err)
@@ -100,6 +131,9 @@ func writeNewCA(dir string) error {
 	}
 	host, _ := os.Hostname()
 	name := "Binky Local CA"
+	if zone != "localhost" {
+		name += " for ." + zone
+	}
 	if host != "" {
 		name += " (" + host + ")"
 	}
@@ -117,7 +151,7 @@ func writeNewCA(dir string) error {
 		// The root can only ever vouch for local names, so trusting it
 		// does not let anyone holding its key impersonate a real site.
 		PermittedDNSDomainsCritical: true,
-		PermittedDNSDomains:         []string{"localhost"},
+		PermittedDNSDomains:         []string{zone},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
@@ -196,7 +230,7 @@ func (ca *CA) SignCSR(csr *x509.CertificateRequest, lifetime time.Duration) ([]b
 		return nil, fmt.Errorf("sign certificate request for %v: only DNS names are allowed", names)
 	}
 	for _, n := range names {
-		if !ValidLocalName(n) {
+		if !ca.Covers(n) {
 			return nil, fmt.Errorf("sign certificate for %q: %w", n, ErrNotLocalhost)
 		}
 	}
@@ -227,6 +261,33 @@ func (ca *CA) SignCSR(csr *x509.CertificateRequest, lifetime time.Duration) ([]b
 		return nil, fmt.Errorf("sign certificate for %v: %w", names, err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
+
+// Zone is the one zone this CA signs names in (its permitted DNS domain).
+func (ca *CA) Zone() string {
+	if len(ca.Cert.PermittedDNSDomains) == 1 {
+		return ca.Cert.PermittedDNSDomains[0]
+	}
+	return "localhost"
+}
+
+// Covers reports whether the CA signs name: a valid DNS name in its zone.
+func (ca *CA) Covers(name string) bool {
+	z := ca.Zone()
+	if z == "localhost" {
+		return ValidLocalName(name)
+	}
+	return ValidZoneName(name, z)
+}
+
+// ValidZoneName reports whether name is a syntactically valid DNS name
+// under zone (not zone itself): ValidLocalName's rules with zone in place
+// of localhost.
+func ValidZoneName(name, zone string) bool {
+	if !strings.HasSuffix(name, "."+zone) {
+		return false
+	}
+	return ValidLocalName(strings.TrimSuffix(name, zone) + "localhost")
 }
 
 // ValidLocalName reports whether name is "localhost" or a syntactically valid
@@ -279,4 +340,20 @@ func randomSerial() (*big.Int, error) {
 		return nil, fmt.Errorf("generate certificate serial number: %w", err)
 	}
 	return n.Add(n, big.NewInt(1)), nil
+}
+
+// ZoneCAs returns the CAs of the private zones other than localhost that
+// exist under dir (made when a project's apex first got a certificate), in
+// zone order. A directory that cannot be read is skipped.
+func ZoneCAs(dir string) []*CA {
+	var out []*CA
+	for _, z := range names.PrivateZones {
+		if z == "localhost" {
+			continue
+		}
+		if ca, err := LoadZoneCA(dir, z); err == nil {
+			out = append(out, ca)
+		}
+	}
+	return out
 }

@@ -18,17 +18,12 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/binkyhq/binky/internal/testlog"
 )
 
 func testLogger(t *testing.T) hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: testWriter{t}})
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(b), "\n"))
-	return len(b), nil
+	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: testlog.Writer(t)})
 }
 
 func TestCAIsCreatedOnceWithPrivateKey(t *testing.T) {

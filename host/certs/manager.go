@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/certmagic"
 	"github.com/hashicorp/go-hclog"
+	"go.uber.org/zap"
+
+	"github.com/binkyhq/binky/sdk/names"
 )
 
 // DefaultLeafLifetime is how long an issued leaf certificate is valid;
@@ -32,14 +36,21 @@ type Options struct {
 	LeafLifetime time.Duration
 }
 
-// Manager issues and caches leaf certificates signed by the local CA.
+// Manager issues and caches leaf certificates signed by the local CAs: one
+// per private zone (localhost's made at New, another's at the first
+// handshake for a name in it).
 type Manager struct {
-	ca     *CA
-	log    hclog.Logger
-	cache  *certmagic.Cache
-	magic  *certmagic.Config
-	allow  atomic.Pointer[func(string) bool]
-	warned atomic.Bool
+	ca       *CA
+	log      hclog.Logger
+	dir      string
+	lifetime time.Duration
+	zl       *zap.Logger
+	cache    *certmagic.Cache
+	magic    *certmagic.Config // localhost's
+	zonesMu  sync.Mutex
+	zones    map[string]*certmagic.Config // every zone's, localhost's included
+	allow    atomic.Pointer[func(string) bool]
+	warned   atomic.Bool
 }
 
 // New loads (or creates) the CA under opts.Dir and prepares certmagic with
@@ -58,22 +69,38 @@ func New(opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{ca: ca, log: opts.Logger}
-	zl := newZapLogger(opts.Logger.Named("certmagic"))
+	m := &Manager{ca: ca, log: opts.Logger, dir: opts.Dir, lifetime: opts.LeafLifetime, zones: map[string]*certmagic.Config{}}
+	m.zl = newZapLogger(opts.Logger.Named("certmagic"))
 	m.cache = certmagic.NewCache(certmagic.CacheOptions{
-		GetConfigForCert: func(certmagic.Certificate) (*certmagic.Config, error) { return m.magic, nil },
-		Logger:           zl,
+		GetConfigForCert: func(c certmagic.Certificate) (*certmagic.Config, error) {
+			for _, n := range c.Names {
+				if z, ok := names.PrivateZone(n); ok {
+					if cfg, err := m.zoneConfig(z); err == nil {
+						return cfg, nil
+					}
+				}
+			}
+			return m.magic, nil
+		},
+		Logger: m.zl,
 	})
-	m.magic = certmagic.New(m.cache, certmagic.Config{
-		Issuers:    []certmagic.Issuer{&issuer{ca: ca, lifetime: opts.LeafLifetime}},
-		Storage:    &certmagic.FileStorage{Path: opts.Dir},
-		Logger:     zl,
+	m.magic = m.newConfig(ca)
+	m.zones["localhost"] = m.magic
+	return m, nil
+}
+
+// newConfig is certmagic's configuration for the names ca signs.
+func (m *Manager) newConfig(ca *CA) *certmagic.Config {
+	return certmagic.New(m.cache, certmagic.Config{
+		Issuers:    []certmagic.Issuer{&issuer{ca: ca, lifetime: m.lifetime}},
+		Storage:    &certmagic.FileStorage{Path: m.dir},
+		Logger:     m.zl,
 		KeySource:  certmagic.StandardKeyGenerator{KeyType: certmagic.P256},
 		OCSP:       certmagic.OCSPConfig{DisableStapling: true},
 		DisableARI: true,
 		OnDemand: &certmagic.OnDemandConfig{
 			DecisionFunc: func(_ context.Context, name string) error {
-				if !ValidLocalName(name) {
+				if !ca.Covers(name) {
 					return fmt.Errorf("%q: %w", name, ErrNotLocalhost)
 				}
 				if allow := m.allow.Load(); allow == nil || !(*allow)(name) {
@@ -83,7 +110,40 @@ func New(opts Options) (*Manager, error) {
 			},
 		},
 	})
-	return m, nil
+}
+
+// zoneConfig is the configuration of a private zone, its CA loaded or made
+// on first use.
+func (m *Manager) zoneConfig(zone string) (*certmagic.Config, error) {
+	m.zonesMu.Lock()
+	defer m.zonesMu.Unlock()
+	if cfg := m.zones[zone]; cfg != nil {
+		return cfg, nil
+	}
+	ca, err := LoadOrCreateZoneCA(m.dir, zone)
+	if err != nil {
+		return nil, err
+	}
+	cfg := m.newConfig(ca)
+	m.zones[zone] = cfg
+	m.log.Info("local CA for a new zone: run binky trust so browsers accept its names", "zone", zone, "ca", ca.CertPath)
+	return cfg, nil
+}
+
+// CAFor returns the local CA that signs name (made on first use), or an
+// error wrapping ErrNotLocalhost for a name in no private zone.
+func (m *Manager) CAFor(name string) (*CA, error) {
+	z, ok := names.PrivateZone(name)
+	if !ok {
+		return nil, fmt.Errorf("%q: %w", name, ErrNotLocalhost)
+	}
+	if z == "localhost" {
+		return m.ca, nil
+	}
+	if _, err := m.zoneConfig(z); err != nil {
+		return nil, err
+	}
+	return LoadZoneCA(m.dir, z)
 }
 
 // CA returns the local certificate authority.
@@ -100,7 +160,15 @@ func (m *Manager) TLSConfig(allow func(host string) bool) *tls.Config {
 		NextProtos: []string{"h2", "http/1.1"},
 		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 			name := strings.ToLower(hello.ServerName)
-			cert, err := m.magic.GetCertificate(hello)
+			cfg := m.magic
+			if z, ok := names.PrivateZone(name); ok && z != "localhost" {
+				var err error
+				if cfg, err = m.zoneConfig(z); err != nil {
+					m.log.Warn("tls handshake failed: no local CA for the name's zone", "server_name", name, "error", err)
+					return nil, err
+				}
+			}
+			cert, err := cfg.GetCertificate(hello)
 			if err != nil {
 				if m.warned.CompareAndSwap(false, true) {
 					m.log.Warn("tls handshake failed; http keeps working (further failures are logged at debug level)",

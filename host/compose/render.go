@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/binkyhq/binky/host/internal/tomlstr"
 )
 
 // Summary says what Render mapped and what it left for the user.
@@ -116,9 +118,9 @@ func Render(p *Project, dirName string) ([]byte, Summary) {
 	w.WriteString("# init never reads a value of .env. Fill in the TODOs, then run `binky check`.\n")
 	w.WriteString("# Every key: docs/config.md.\n\n")
 	w.WriteString("[project]\n")
-	fmt.Fprintf(w, "name = %s\n", quote(name))
+	fmt.Fprintf(w, "name = %s\n", tomlstr.Quote(name))
 	if p.EnvFile != "" {
-		fmt.Fprintf(w, "env_file = %s\n", quote(p.EnvFile))
+		fmt.Fprintf(w, "env_file = %s\n", tomlstr.Quote(p.EnvFile))
 	}
 
 	for _, s := range p.Services {
@@ -168,7 +170,7 @@ func (r *renderer) slice(s *Service, adapter string) {
 		w.WriteString("# Its environment: and healthcheck configure that server, not a slice.\n")
 	}
 	fmt.Fprintf(w, "[services.%s]\n", name)
-	fmt.Fprintf(w, "adapter = %s\n", quote(adapter))
+	fmt.Fprintf(w, "adapter = %s\n", tomlstr.Quote(adapter))
 	if adapter == "sqlite" {
 		return
 	}
@@ -180,7 +182,7 @@ func (r *renderer) slice(s *Service, adapter string) {
 	fmt.Fprintf(w, "# TODO: set %s in your shell or .env to the admin address of\n", v)
 	fmt.Fprintf(w, "# %s, with an account that can create and drop slices\n", where)
 	w.WriteString("# (docs/adapters.md says which privileges each adapter needs).\n")
-	fmt.Fprintf(w, "admin_url = %s\n", quote(r.env(v)))
+	fmt.Fprintf(w, "admin_url = %s\n", tomlstr.Quote(r.env(v)))
 	if adapter == "redis" || adapter == "valkey" {
 		// A world's keys are its own only under its prefix: a client
 		// that writes elsewhere is refused by the slice's ACL user.
@@ -215,7 +217,7 @@ func (r *renderer) todo(s *Service) string {
 		w.WriteString("\n")
 	}
 	line("[services.%s]", name)
-	line("cmd = %s", quote("TODO: the command that runs "+oneLine(s.Name)+" on the host"))
+	line("cmd = %s", tomlstr.Quote("TODO: the command that runs "+oneLine(s.Name)+" on the host"))
 	var names []string
 	if len(s.Ports) > 0 {
 		names = make([]string, len(s.Ports))
@@ -235,7 +237,7 @@ func (r *renderer) todo(s *Service) string {
 		}
 		line("ports = %s  # compose published %s; binky allocates them ($PORT is the first)", list(names), strings.Join(specs, ", "))
 		if dnsLabel(name) {
-			line("url = %s  # proxied at http://%s.<worktree>.<project>.localhost", quote(name), name)
+			line("url = %s  # proxied at http://%s.<worktree>.<project>.localhost", tomlstr.Quote(name), name)
 		}
 	}
 	var deps, started []string
@@ -270,7 +272,7 @@ func (r *renderer) todo(s *Service) string {
 		}
 	}
 	if len(files) > 0 {
-		line("env_file = %s  # compose's env_file; init read none of it", quote(oneLine(files[0])))
+		line("env_file = %s  # compose's env_file; init read none of it", tomlstr.Quote(oneLine(files[0])))
 	}
 	if len(files) > 1 {
 		line("  (compose also read %s: binky reads one env_file per service)", oneLine(strings.Join(files[1:], ", ")))
@@ -278,7 +280,7 @@ func (r *renderer) todo(s *Service) string {
 	if envs := r.serviceEnv(s, names); len(envs) > 0 {
 		line("[services.%s.env]", name)
 		for _, e := range envs {
-			line("%s = %s", e[0], quote(e[1]))
+			line("%s = %s", e[0], tomlstr.Quote(e[1]))
 		}
 	}
 	return reason
@@ -420,7 +422,7 @@ func healthProbe(h *Healthcheck, ports []Port, names []string) string {
 	}
 	interval := ""
 	if d, err := time.ParseDuration(h.Interval); err == nil && d > 0 {
-		interval = ", interval = " + quote(d.String())
+		interval = ", interval = " + tomlstr.Quote(d.String())
 	}
 	if m := localURL().FindStringSubmatch(h.Test); m != nil {
 		port := 0
@@ -433,11 +435,11 @@ func healthProbe(h *Healthcheck, ports []Port, names []string) string {
 				if i > 0 {
 					tok = "${self.ports." + names[i] + "}"
 				}
-				return "{ http = " + quote("http://localhost:"+tok+m[2]) + interval + " }"
+				return "{ http = " + tomlstr.Quote("http://localhost:"+tok+m[2]) + interval + " }"
 			}
 		}
 	}
-	return "{ tcp = " + quote("localhost:${self.port}") + interval + " }"
+	return "{ tcp = " + tomlstr.Quote("localhost:${self.port}") + interval + " }"
 }
 
 // oneLine keeps a compose string that goes into a comment on its line.
@@ -457,33 +459,10 @@ func dnsLabel(s string) bool {
 	return !nonName().MatchString(s)
 }
 
-// quote writes s as a TOML basic string.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 func list(items []string) string {
 	q := make([]string, len(items))
 	for i, s := range items {
-		q[i] = quote(s)
+		q[i] = tomlstr.Quote(s)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }

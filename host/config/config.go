@@ -79,6 +79,14 @@ type Project struct {
 	// Secrets names ${env.NAME} variables whose values are secrets although
 	// their names do not say so (see SecretEnv).
 	Secrets []string
+	// Hostname is the template of every url service's name before the
+	// apex (names.HostFrom); "" is names.DefaultHostTemplate.
+	Hostname string
+	// Apex is the zone the names live under; "" is localhost.
+	Apex string
+	// StableNames is the set a new world is handed the first free name of;
+	// it takes the worktree's place in the world's hostnames.
+	StableNames []string
 }
 
 // Service is one [services.<name>] table: a cmd service (a process binky
@@ -97,13 +105,21 @@ type Service struct {
 	EnvFile string
 	Ports   []string
 	URL     string
-	Health  *Health
+	// Host overrides the project's hostname template for this service.
+	Host   string
+	Health *Health
 	// Restart is on-failure (the default), always or never.
 	Restart    string
 	Watch      []string
 	StopSignal string
 	// StopTimeout defaults to 10s.
 	StopTimeout time.Duration
+	// Wake leaves the service stopped at up; the proxy starts it (and what
+	// it depends on) on its first request. Only a service with a url.
+	Wake bool
+	// IdleSuspend stops a woken service again after this long with no
+	// proxied request (0: never); it wakes again on the next one.
+	IdleSuspend time.Duration
 
 	// adapter services only.
 	AdminURL, Migrate, Seed, CloneFrom string
@@ -131,6 +147,9 @@ type Agents struct {
 	Expose []string
 	// Verify lists commands binky verify runs in the worktree.
 	Verify []string
+	// BrowserLogs has the proxy put the browser log script into the
+	// pages of the url services (docs/agents.md, "Browser logs").
+	BrowserLogs bool
 }
 
 // Keep is how many golden templates per clone_from the project keeps:

@@ -12,12 +12,12 @@ import (
 // The schema: every key a binky.toml may hold, per table.
 var (
 	topKeys      = []string{"project", "services", "agents", "worktree", "admission", "profiles"}
-	projectKeys  = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep", "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend", "secrets"}
+	projectKeys  = []string{"name", "https", "port_range", "env_file", "worktree_dir", "golden_keep", "max_parallel", "ram_reserve", "disk_headroom", "wake", "idle_suspend", "secrets", "hostname", "apex", "stable_names"}
 	commonKeys   = []string{"cmd", "adapter", "depends_on", "env"}
-	cmdKeys      = []string{"cwd", "env_file", "ports", "url", "health", "restart", "watch", "stop_signal", "stop_timeout"}
+	cmdKeys      = []string{"cwd", "env_file", "ports", "url", "host", "health", "restart", "watch", "stop_signal", "stop_timeout", "wake", "idle_suspend"}
 	adapterKeys  = []string{"admin_url", "migrate", "seed", "clone_from", "inputs", "timeout", "config"}
 	healthKeys   = []string{"http", "tcp", "exec", "timeout", "interval"}
-	agentsKeys   = []string{"expose", "verify"}
+	agentsKeys   = []string{"expose", "verify", "browser_logs"}
 	worktreeKeys = []string{"copy", "copy_from", "setup", "teardown", "inputs", "timeout"}
 	serviceKeys  = slices.Concat(commonKeys, cmdKeys, adapterKeys)
 )
@@ -294,6 +294,8 @@ func (d *decoder) project(p *Project, m map[string]any) {
 			d.admission(p, k, v, kp)
 		case "secrets":
 			d.secrets(p, v, kp)
+		case "hostname", "apex", "stable_names":
+			d.names(p, k, v, kp)
 		default:
 			d.unknown(path, k, projectKeys, "[project]")
 		}
@@ -301,6 +303,7 @@ func (d *decoder) project(p *Project, m map[string]any) {
 	if _, ok := m["name"]; !ok {
 		d.errorf(path, `add name = "…" with lowercase letters, digits and -`, "project.name is missing")
 	}
+	d.namesAgree(p, path)
 }
 
 func (d *decoder) portRange(p *Project, v any, path []string) {
@@ -349,6 +352,8 @@ func (d *decoder) agents(a *Agents, m map[string]any) {
 				}
 			}
 			a.Verify = list
+		case "browser_logs":
+			a.BrowserLogs, _ = d.boolean(v, kp)
 		default:
 			d.unknown(path, k, agentsKeys, "[agents]")
 		}

@@ -77,6 +77,12 @@ func FuzzParse(f *testing.F) {
 				if c.Services[dep] == nil || dep == name {
 					t.Fatalf("service %q depends on %q", name, dep)
 				}
+				if c.Services[dep].Wake && !s.Wake {
+					t.Fatalf("service %q starts with the world but depends on the wake service %q", name, dep)
+				}
+			}
+			if (s.Wake && (s.IsAdapter() || s.URL == "")) || (s.IdleSuspend != 0 && (!s.Wake || s.IdleSuspend < 0)) {
+				t.Fatalf("service %q: wake %v idle_suspend %v url %q adapter %q", name, s.Wake, s.IdleSuspend, s.URL, s.Adapter)
 			}
 		}
 		// A profile names services only, and what it needs is closed

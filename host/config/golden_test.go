@@ -138,6 +138,8 @@ func dump(t *testing.T, c *Config) string {
 		Watch                              []string `json:",omitempty"`
 		StopSignal                         string   `json:",omitempty"`
 		StopTimeout                        string
+		Wake                               bool           `json:",omitempty"`
+		IdleSuspend                        string         `json:",omitempty"`
 		AdminURL, Migrate, Seed, CloneFrom string         `json:",omitempty"`
 		Inputs                             []string       `json:",omitempty"`
 		Timeout                            string         `json:",omitempty"`
@@ -167,6 +169,7 @@ func dump(t *testing.T, c *Config) string {
 			Ports: s.Ports, PortNames: s.PortNames(), URL: s.URL, Restart: s.Restart, Watch: s.Watch,
 			StopSignal: s.StopSignal, StopTimeout: dur(s.StopTimeout), AdminURL: s.AdminURL, Migrate: s.Migrate,
 			Seed: s.Seed, CloneFrom: s.CloneFrom, Inputs: s.Inputs, Timeout: dur(s.Timeout), Config: s.Config,
+			Wake: s.Wake, IdleSuspend: dur(s.IdleSuspend),
 		}
 		if h := s.Health; h != nil {
 			o.Health = &health{HTTP: h.HTTP, TCP: h.TCP, Exec: h.Exec, Timeout: dur(h.Timeout), Interval: dur(h.Interval)}

@@ -13,6 +13,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/binkyhq/binky/host/tokens"
+	"github.com/binkyhq/binky/sdk/names"
 )
 
 // signals stop_signal accepts, by their names without SIG.
@@ -55,6 +56,16 @@ func (d *decoder) service(name string, m map[string]any) *Service {
 					d.errorf(kp, `url is the hostname label, e.g. url = "api" for api.<worktree>.<project>.localhost`, "url %s %s", quote(u), msg)
 				}
 			}
+		case "host":
+			if h, ok := d.nonEmpty(v, kp); ok {
+				s.Host = h
+				if err := names.CheckHostTemplate(h); err != nil {
+					d.errorf(kp, `host is the service's hostname before the apex, e.g. host = "{worktree}.{project}"; placeholders: {service}, {worktree}, {branch}, {project}, {user}`, "host %s %v", quote(h), err)
+				}
+				if _, hasURL := m["url"]; !hasURL {
+					d.errorf(kp, `add url = "…" too: only a url service gets a hostname`, "host is set but %s has no url", name)
+				}
+			}
 		case "health":
 			s.Health = d.health(v, kp)
 		case "restart":
@@ -71,6 +82,10 @@ func (d *decoder) service(name string, m map[string]any) *Service {
 			s.StopSignal = d.stopSignal(v, kp)
 		case "stop_timeout":
 			s.StopTimeout, _ = d.duration(v, kp)
+		case "wake":
+			s.Wake, _ = d.boolean(v, kp)
+		case "idle_suspend":
+			s.IdleSuspend, _ = d.duration(v, kp)
 		case "admin_url":
 			s.AdminURL, _ = d.nonEmpty(v, kp)
 		case "migrate":
@@ -147,6 +162,8 @@ func cmdOnlyHint(k string) string {
 		return "an adapter service reads ${env.NAME} from [project] env_file"
 	case "ports", "url", "health":
 		return "an adapter slice has no port: reach it through ${self.url} or ${<name>.url}"
+	case "wake", "idle_suspend":
+		return "only a cmd service with a url starts on its first request: put it there"
 	}
 	return "move it to a cmd service, or remove it"
 }

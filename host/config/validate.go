@@ -43,6 +43,7 @@ func validate(d *decoder, c *Config) {
 		}
 	}
 	cycles(d, c)
+	checkWake(d, c)
 	checkProfiles(d, c)
 	seen := map[string]bool{}
 	for i, name := range c.Agents.Expose {

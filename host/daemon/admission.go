@@ -30,8 +30,9 @@ func (d *Daemon) startAdmission(ctx context.Context) {
 		CPUTime: func(key string) (time.Duration, bool) {
 			return supervisor.MarkedCPU(key + "/")
 		},
-		Live:   d.w.LiveKey,
-		Logger: d.log.Named("admission"),
+		Live:     d.w.LiveKey,
+		Activity: d.w.ActivityKey,
+		Logger:   d.log.Named("admission"),
 	}
 	if iv := d.opts.PressureInterval; iv > 0 {
 		opts.Interval, opts.SuspendGap = iv, iv

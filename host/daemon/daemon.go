@@ -24,6 +24,7 @@ import (
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
+	"github.com/binkyhq/binky/host/tunnel"
 	"github.com/binkyhq/binky/host/world"
 )
 
@@ -85,6 +86,7 @@ type Daemon struct {
 	adapter   *adapter.Host
 	cgroups   *supervisor.Cgroups // nil: processes tracked by group and marker only
 	proxy     *proxy.Proxy
+	tunnels   *tunnel.Manager       // other hosts' worlds reached from here (tunnels.go)
 	adm       *admission.Controller // the admission queue (admission.go)
 	routeKick chan struct{}
 	started   time.Time
@@ -131,6 +133,9 @@ func New(opts Options) *Daemon {
 		// binky stop and start: one service of a world.
 		api.OpStopService:  d.writing(op(d, (*world.Engine).StopServices), nil),
 		api.OpStartService: d.writing(op(d, (*world.Engine).StartServices), nil),
+
+		// Another host's worlds, reached from here (tunnels.go).
+		api.OpAttach: d.opAttach,
 	}
 	return d
 }
@@ -196,6 +201,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.newEngine()
 	defer d.w.Shutdown()
 
+	d.startTunnels(ctx)
 	d.startProxy(ctx)
 	go d.routeLoop(ctx)
 	d.w.Reconcile(ctx)
@@ -286,6 +292,7 @@ func (d *Daemon) serveAPI(ctx context.Context) error {
 	d.holdAPI(ctx, sock, ln, serveOn) // until ctx ends
 	serving.Wait()
 	os.Remove(sock)
+	d.stopTunnels()
 	d.stopProxy()
 	d.emit(events.Event{Event: events.DaemonStopped})
 	d.log.Info("daemon stopped; worlds keep running")
@@ -321,7 +328,7 @@ func (d *Daemon) emit(e events.Event) {
 }
 
 func (d *Daemon) opPing(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {
-	return api.PingResult{Pid: os.Getpid(), Version: d.opts.Version, Home: d.home, Started: d.started, ProxyPort: d.proxyPort()}, nil
+	return api.PingResult{Pid: os.Getpid(), Version: d.opts.Version, Home: d.home, Started: d.started, ProxyPort: d.proxyPort(), TLSPort: d.proxyTLSPort()}, nil
 }
 
 func (d *Daemon) opStop(ctx context.Context, _ json.RawMessage, _ *stream) (any, error) {

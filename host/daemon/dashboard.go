@@ -2,10 +2,8 @@ package daemon
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"path/filepath"
-	"strings"
 
 	"github.com/binkyhq/binky/host/api"
 	"github.com/binkyhq/binky/host/dashboard"
@@ -27,31 +25,11 @@ func (s dashSource) Worlds(ctx context.Context) ([]dashboard.World, error) {
 	}
 	var out []dashboard.World
 	for _, w := range res.Worlds {
-		dw := dashboard.World{Project: w.Project, Worktree: w.Worktree, Path: w.Path, State: w.State, Reason: w.Reason, Cost: w.Cost}
-		if w.Branch != w.Worktree {
-			dw.Branch = w.Branch
-		}
-		for _, sv := range w.Services {
-			ds := dashboard.Service{Name: sv.Name, Kind: sv.Kind, Adapter: sv.Adapter, State: sv.State, Port: sv.Port, URL: sv.URL, Detail: sv.Error, Reason: sv.Reason, Warning: sv.Warning, LogTail: sv.LogTail}
-			if sv.Kind == "adapter" || ds.Detail == sv.Reason || strings.HasSuffix(sv.Reason, ds.Detail) {
-				ds.Detail = sv.Address // the error is in the reason already
-			}
-			dw.Services = append(dw.Services, ds)
-		}
-		if v := w.Verify; v != nil {
-			sum := fmt.Sprintf("at %s", shortSHA(v.Commit))
-			for _, c := range v.Checks {
-				if !c.Passed {
-					sum = fmt.Sprintf("%q failed (exit %d) at %s", c.Cmd, c.ExitCode, shortSHA(v.Commit))
-					break
-				}
-			}
-			if v.Stale {
-				sum += ", stale"
-			}
-			dw.Verify = &dashboard.Verify{Passed: v.Passed, At: v.At, Summary: sum}
-		}
-		out = append(out, dw)
+		out = append(out, dashboard.FromStatus(w))
+	}
+	// Other hosts' worlds reached from here, with what answers here.
+	for _, w := range s.d.remoteWorldsHere(true) {
+		out = append(out, dashboard.FromStatus(w))
 	}
 	return out, nil
 }
@@ -66,11 +44,4 @@ func (s dashSource) RecentEvents(ctx context.Context, n int) ([]dashboard.Event,
 		out = append(out, dashboard.Event{Time: e.TS, Event: e.Event, Project: e.Project, Worktree: e.Worktree, Service: e.Service, Adapter: e.Adapter, Error: e.Error})
 	}
 	return out, nil
-}
-
-func shortSHA(c string) string {
-	if len(c) > 8 {
-		return c[:8]
-	}
-	return c
 }

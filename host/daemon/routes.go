@@ -30,6 +30,7 @@ func (d *Daemon) startProxy(ctx context.Context) {
 		Certs:     cm,
 		Dashboard: d.dashboardHandler(),
 		Waker:     d.w.Waker(),
+		Browser:   d.w.BrowserLogs(),
 		Holder:    ports.AddrHolder,
 	})
 	if err := p.Start(ctx); err != nil {
@@ -51,6 +52,14 @@ func (d *Daemon) proxyPort() int {
 		return 0
 	}
 	return d.proxy.Port()
+}
+
+// proxyTLSPort is the proxy's https port; 0 when https is not served.
+func (d *Daemon) proxyTLSPort() int {
+	if d.proxy == nil {
+		return 0
+	}
+	return d.proxy.TLSPort()
 }
 
 // proxyURL is the URL of a proxied hostname, carrying the proxy's port when
@@ -84,6 +93,18 @@ func (d *Daemon) refreshRoutes(ctx context.Context) {
 	if err != nil {
 		d.log.Warn("refresh routes", "error", err)
 		return
+	}
+	if d.tunnels != nil {
+		// Another host's names never shadow this machine's own.
+		local := map[string]bool{}
+		for _, r := range routes {
+			local[r.Host] = true
+		}
+		for _, r := range d.tunnels.Routes() {
+			if !local[r.Host] {
+				routes = append(routes, r)
+			}
+		}
 	}
 	d.proxy.Set(routes)
 }

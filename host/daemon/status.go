@@ -27,6 +27,9 @@ func (d *Daemon) opStatus(ctx context.Context, raw json.RawMessage, _ *stream) (
 		res.Proxy = &api.ProxyInfo{Port: d.proxy.Port(), URL: d.proxy.URL(d.proxy.DashboardHost()), Note: d.proxy.Note()}
 	}
 	res.Degraded = d.deg.Status(ctx)
+	if a.Name == "" && !a.Here {
+		res.Remote = d.remoteWorlds()
+	}
 	sort.SliceStable(res.Worlds, func(i, j int) bool {
 		if res.Worlds[i].Project != res.Worlds[j].Project {
 			return res.Worlds[i].Project < res.Worlds[j].Project

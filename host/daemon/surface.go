@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"time"
 
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
@@ -23,6 +24,13 @@ func (d *engineRoutes) Refresh(ctx context.Context) { (*Daemon)(d).refreshRoutes
 func (d *engineRoutes) RefreshAsync()               { (*Daemon)(d).refreshRoutesAsync() }
 func (d *engineRoutes) URLFor(cfg *config.Config) func(string) string {
 	return (*Daemon)(d).urlFor(cfg)
+}
+
+func (d *engineRoutes) Activity(project, worktree, service string) (int, time.Time) {
+	if d.proxy == nil {
+		return 0, time.Time{}
+	}
+	return d.proxy.Activity(project, worktree, service)
 }
 
 var (

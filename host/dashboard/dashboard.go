@@ -32,6 +32,13 @@ type World struct {
 	Verify *Verify
 	// Cost is what the world takes (status's cost); nil when unknown.
 	Cost *api.Cost
+	// Selection is the services the world runs when up chose some
+	// ("profile frontend", "--only web", "--except worker"); "" for all.
+	Selection string
+	// Host names the host (of hosts.toml) a world runs on when it is
+	// another machine's, reached from here: its URLs are the ones that
+	// answer here, and the page shows it apart. "" for this machine's.
+	Host string
 }
 
 // Service is one service of a world.
@@ -52,6 +59,9 @@ type Service struct {
 	// LogTail is the last lines of the log of a service that ended or
 	// waits to restart after a crash: the cause the state does not say.
 	LogTail []string
+	// LeftOut says why the world's selection leaves the service out
+	// ("not in profile frontend"); "" when it is in.
+	LeftOut string
 }
 
 // Verify is the outcome of the last verify run of a world.
@@ -170,7 +180,7 @@ func (h *Handler) build(ctx context.Context) pageData {
 	}
 	worlds = slices.Clone(worlds) // never reorder the source's slice
 	slices.SortFunc(worlds, func(a, b World) int {
-		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Worktree, b.Worktree))
+		return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Project, b.Project), cmp.Compare(a.Worktree, b.Worktree))
 	})
 	for _, wd := range worlds {
 		v := worldView{World: wd}
@@ -186,8 +196,12 @@ func (h *Handler) build(ctx context.Context) pageData {
 			link := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
 			v.Services = append(v.Services, serviceView{Service: s, LinkText: link})
 			// A slice is not a service that runs: the header counts them
-			// apart, so "3 of 7 services running" means processes.
+			// apart, so "3 of 7 services running" means processes. Another
+			// host's world is not this machine's to count.
 			switch {
+			case wd.Host != "":
+			case s.LeftOut != "":
+				// Not part of the world as chosen: counted nowhere.
 			case s.Kind == "adapter":
 				d.Slices++
 				if s.State != state.ServiceProvisioned {
@@ -206,6 +220,10 @@ func (h *Handler) build(ctx context.Context) pageData {
 			vr.Summary = h.opts.Redactor.String(vr.Summary)
 			v.Verify = &vr
 			v.VerifyAgo = ago(now, vr.At)
+		}
+		if wd.Host != "" {
+			d.Remote = append(d.Remote, v)
+			continue
 		}
 		d.Worlds = append(d.Worlds, v)
 	}
@@ -230,10 +248,13 @@ func (h *Handler) build(ctx context.Context) pageData {
 }
 
 type pageData struct {
-	Now      time.Time
-	Refresh  int
-	Error    string
-	Worlds   []worldView
+	Now     time.Time
+	Refresh int
+	Error   string
+	Worlds  []worldView
+	// Remote are other hosts' worlds reached from here, shown in their
+	// own section.
+	Remote   []worldView
 	Services int // processes (cmd services)
 	Running  int
 	// Slices counts the adapters' slices, SlicesNotReady those not

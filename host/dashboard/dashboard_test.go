@@ -178,6 +178,32 @@ func TestDashboardColoursEveryState(t *testing.T) {
 	}
 }
 
+// TestDashboardShowsSelection: a world up with a profile says so, and
+// each service its selection leaves out is marked left out (with why),
+// not counted among the services that should run.
+func TestDashboardShowsSelection(t *testing.T) {
+	t.Parallel()
+	src := &fakeSource{worlds: []dashboard.World{{Project: "p", Worktree: "a", State: state.WorldUp, Selection: "profile frontend",
+		Services: []dashboard.Service{
+			{Name: "web", Kind: "cmd", State: state.ServiceRunning},
+			{Name: "worker", Kind: "cmd", State: state.ServiceStopped, LeftOut: "not in profile frontend"},
+			{Name: "db", Kind: "adapter", Adapter: "postgres", LeftOut: "not in profile frontend"},
+		}}}}
+	_, body := fetch(t, dashboard.New(src, dashboard.Options{}), "/")
+	for _, want := range []string{
+		`services: <code>profile frontend</code>`,
+		`<span class="pill idle" title="not in profile frontend">left out</span><div class="detail">not in profile frontend</div>`,
+		"1 of 1 service running", // worker and db are left out
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("dashboard lacks %q", want)
+		}
+	}
+	if strings.Count(body, ">left out<") != 2 {
+		t.Errorf("got %d services marked left out; want 2", strings.Count(body, ">left out<"))
+	}
+}
+
 func TestDashboardSourceErrorIsABanner(t *testing.T) {
 	t.Parallel()
 	src := &fakeSource{err: errors.New("registry locked <b>")}
@@ -336,5 +362,44 @@ func TestDashboardLayoutInChromium(t *testing.T) {
 			}
 			t.Logf("at %d px: %s", width, got)
 		})
+	}
+}
+
+// TestDashboardShowsRemoteWorlds: another host's world reached from here
+// has its own section after this machine's, its card marked with the
+// host, its links the local ones; the header counts this machine's
+// worlds and services only.
+func TestDashboardShowsRemoteWorlds(t *testing.T) {
+	t.Parallel()
+	src := sample(7355)
+	src.worlds = append(src.worlds, dashboard.World{Project: "far", Worktree: "feat", Path: "/srv/far", State: state.WorldUp, Host: "box",
+		Services: []dashboard.Service{{Name: "web", Kind: "cmd", State: state.ServiceRunning, Port: 41200, URL: "https://web.feat.far.localhost:7443"}}})
+	code, body := fetch(t, dashboard.New(src, dashboard.Options{Now: func() time.Time { return now }}), "/")
+	if code != http.StatusOK {
+		t.Fatalf("status: got %d; want 200", code)
+	}
+	sec := strings.Index(body, `<h3 id="remote">On other hosts</h3>`)
+	if sec < 0 {
+		t.Fatalf("no section for other hosts' worlds:\n%s", body)
+	}
+	if i := strings.Index(body, "fix-cart"); i < 0 || i > sec {
+		t.Errorf("this machine's worlds are not before the other hosts' section")
+	}
+	remote := body[sec:strings.Index(body, "<h3>Recent events</h3>")]
+	for _, want := range []string{">on host box</span>", ">feat <small>· far</small>", `href="https://web.feat.far.localhost:7443"`, ">41200<"} {
+		if !strings.Contains(remote, want) {
+			t.Errorf("the other hosts' section lacks %q:\n%s", want, remote)
+		}
+	}
+	if strings.Count(body, ">on host ") != 1 {
+		t.Errorf("a local world is marked with a host")
+	}
+	if !strings.Contains(body, "3 worlds") || !strings.Contains(body, "3 of 7 services running") {
+		t.Errorf("the header counts another host's world as this machine's")
+	}
+	// With only remote worlds, no "No worlds yet".
+	only := &fakeSource{worlds: src.worlds[len(src.worlds)-1:]}
+	if _, body := fetch(t, dashboard.New(only, dashboard.Options{}), "/"); strings.Contains(body, "No worlds yet") || !strings.Contains(body, "on host box") {
+		t.Errorf("a page with only another host's world:\n%s", body)
 	}
 }

@@ -69,6 +69,7 @@ a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
 .pill{display:inline-block;font-size:11px;font-weight:600;padding:1px 9px;border-radius:10px;white-space:nowrap}
 .ok{color:var(--ok);background:var(--okbg)}.warn{color:var(--warn);background:var(--warnbg)}
 .bad{color:var(--bad);background:var(--badbg)}.idle{color:var(--idle);background:var(--idlebg)}
+.host{color:var(--accent);background:var(--head);border:1px solid var(--line)}
 .verify{margin-left:auto;font-size:12px;color:var(--muted)}
 .detail{color:var(--muted);font-size:12px}.err{color:var(--bad)}.warn-text{color:var(--warn);font-size:12px}
 .banner{background:var(--badbg);color:var(--bad);border:1px solid var(--bad);border-radius:8px;padding:10px 14px;margin-bottom:18px}
@@ -89,25 +90,12 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"world
 <main>
 {{if .Error}}<div class="banner">{{.Error}}</div>{{end}}
 {{if .Worlds}}<div class="grid">
-{{range .Worlds}}<section class="card">
-<div class="top"><h2>{{.Worktree}} <small>· {{.Project}}</small></h2>
-<span class="pill {{worldClass .State}}">{{.State}}</span>
-{{$ago := .VerifyAgo}}<span class="verify">{{with .Verify}}verify <span class="pill {{if .Passed}}ok{{else}}bad{{end}}">{{if .Passed}}passed{{else}}failed{{end}}</span> {{$ago}}{{else}}not verified yet{{end}}</span>
-</div>
-<div class="meta">{{if .Branch}}<span>branch <code>{{.Branch}}</code></span>{{end}}{{if .Path}}<span><code>{{.Path}}</code></span>{{end}}
-{{with .Verify}}{{if .Summary}}<span class="{{if not .Passed}}err{{end}}">{{.Summary}}</span>{{end}}{{end}}</div>
-{{if .CostLine}}<div class="meta cost">{{.CostLine}}</div>{{end}}
-{{if .Reason}}<div class="why err">why: {{.Reason}}</div>{{end}}
-{{if .Services}}<table class="svc"><thead><tr><th>Service</th><th>State</th><th>Port</th><th>URL</th></tr></thead><tbody>
-{{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err">{{.Reason}}</div>{{end}}{{if .Warning}}<div class="warn-text">{{.Warning}}</div>{{end}}{{if .LogTail}}<pre class="tail" title="last log lines">{{range .LogTail}}{{.}}
-{{end}}</pre>{{end}}</td>
-<td><span class="pill {{serviceClass .State}}">{{.State}}</span></td>
-<td class="num">{{if .Port}}{{.Port}}{{else}}—{{end}}</td>
-<td class="url">{{if .URL}}<a href="{{.URL}}" title="{{.URL}}">{{.LinkText}}</a>{{else}}<span class="detail">—</span>{{end}}</td></tr>
-{{end}}</tbody></table>{{else}}<div class="meta">no services</div>{{end}}
-</section>
-{{end}}</div>
-{{else}}<div class="empty">No worlds yet. Start one with <code>binky up &lt;branch&gt;</code> in a repository with a <code>binky.toml</code>.</div>{{end}}
+{{range .Worlds}}{{template "card" .}}{{end}}</div>
+{{else if not .Remote}}<div class="empty">No worlds yet. Start one with <code>binky up &lt;branch&gt;</code> in a repository with a <code>binky.toml</code>.</div>{{end}}
+{{if .Remote}}
+<h3 id="remote">On other hosts</h3>
+<div class="grid remote">
+{{range .Remote}}{{template "card" .}}{{end}}</div>{{end}}
 
 <h3>Recent events</h3>
 {{if .Events}}<div class="card"><table class="events"><thead><tr><th>When</th><th>Event</th><th>World</th><th>Service</th><th>Message</th></tr></thead><tbody>
@@ -117,4 +105,22 @@ var page = template.Must(template.New("dashboard").Funcs(template.FuncMap{"world
 <td class="{{.Class}}">{{.Error}}</td></tr>
 {{end}}</tbody></table></div>{{else}}<div class="empty">No events yet.</div>{{end}}
 </main></body></html>
-`))
+{{define "card"}}<section class="card">
+<div class="top"><h2>{{.Worktree}} <small>· {{.Project}}</small></h2>{{if .Host}}
+<span class="pill host" title="runs on host {{.Host}}; binky --host {{.Host}} status says more">on host {{.Host}}</span>{{end}}
+<span class="pill {{worldClass .State}}">{{.State}}</span>
+{{$ago := .VerifyAgo}}<span class="verify">{{with .Verify}}verify <span class="pill {{if .Passed}}ok{{else}}bad{{end}}">{{if .Passed}}passed{{else}}failed{{end}}</span> {{$ago}}{{else}}not verified yet{{end}}</span>
+</div>
+<div class="meta">{{if .Branch}}<span>branch <code>{{.Branch}}</code></span>{{end}}{{if .Selection}}<span class="selection">services: <code>{{.Selection}}</code></span>{{end}}{{if .Path}}<span><code>{{.Path}}</code></span>{{end}}
+{{with .Verify}}{{if .Summary}}<span class="{{if not .Passed}}err{{end}}">{{.Summary}}</span>{{end}}{{end}}</div>
+{{if .CostLine}}<div class="meta cost">{{.CostLine}}</div>{{end}}
+{{if .Reason}}<div class="why err">why: {{.Reason}}</div>{{end}}
+{{if .Services}}<table class="svc"><thead><tr><th>Service</th><th>State</th><th>Port</th><th>URL</th></tr></thead><tbody>
+{{range .Services}}<tr><td><strong>{{.Name}}</strong>{{if .Adapter}} <span class="detail">{{.Adapter}}</span>{{end}}{{if .Detail}}<div class="detail" title="{{.Detail}}">{{.Detail}}</div>{{end}}{{if .Reason}}<div class="err">{{.Reason}}</div>{{end}}{{if .Warning}}<div class="warn-text">{{.Warning}}</div>{{end}}{{if .LogTail}}<pre class="tail" title="last log lines">{{range .LogTail}}{{.}}
+{{end}}</pre>{{end}}</td>
+<td>{{if .LeftOut}}<span class="pill idle" title="{{.LeftOut}}">left out</span><div class="detail">{{.LeftOut}}</div>{{else}}<span class="pill {{serviceClass .State}}">{{.State}}</span>{{end}}</td>
+<td class="num">{{if .Port}}{{.Port}}{{else}}—{{end}}</td>
+<td class="url">{{if .URL}}<a href="{{.URL}}" title="{{.URL}}">{{.LinkText}}</a>{{else}}<span class="detail">—</span>{{end}}</td></tr>
+{{end}}</tbody></table>{{else}}<div class="meta">no services</div>{{end}}
+</section>
+{{end}}`))

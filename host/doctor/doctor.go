@@ -61,6 +61,7 @@ var checks = []check{
 	{"adapter-paths", checkAdapterPaths},
 	{"git", checkGit},
 	{"localhost", checkLocalhost},
+	{"apex", checkApex},
 	{"ca", checkCA},
 	{"ports", checkPorts},
 	{"ephemeral-ports", checkEphemeral},

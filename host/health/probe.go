@@ -1,12 +1,16 @@
 package health
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -88,7 +92,9 @@ func (p Probe) interval() time.Duration {
 // says what failed (the status, the refused connection, the exit code),
 // without naming the probe; Wait adds that.
 func Check(ctx context.Context, p Probe) error {
-	_, err := check(ctx, p)
+	pr := newProber(p, false)
+	defer pr.Close()
+	_, err := pr.attempt(ctx)
 	return err
 }
 
@@ -97,24 +103,128 @@ func Check(ctx context.Context, p Probe) error {
 // Alive is not consulted; the attempt is bounded by the probe's attempt
 // limit as Wait's are.
 func CheckWith(ctx context.Context, p Probe, opts Options) error {
-	attempt, stop := context.WithTimeout(ctx, max(p.interval(), maxAttempt))
-	defer stop()
-	peer, err := check(attempt, p)
+	pr := newProber(p, false)
+	defer pr.Close()
+	return pr.Check(ctx, opts)
+}
+
+// Prober makes the attempts of one probe for one process of a service: the
+// supervisor holds one per run, for its start-up wait and the periodic
+// probes after it. An http probe's connection is kept alive between
+// attempts (one idle connection at most, to the probe's own address), so a
+// steady probe costs a request, not a connect, a request and a close; a
+// kept-alive connection that fails (the process died, or closed it) is
+// given up and the request is made once more on a fresh connection, which
+// is what decides the attempt. A Prober is never used across a restart or
+// a port change: a new process gets a new Prober. Close drops the idle
+// connection; the Prober stays usable (the next attempt connects afresh).
+//
+// Attempts of one Prober run one at a time.
+type Prober struct {
+	p    Probe
+	keep bool
+
+	mu    sync.Mutex // one attempt at a time; guards peer
+	tr    *http.Transport
+	url   *url.URL
+	uerr  error // the probe's URL does not parse
+	trace *httptrace.ClientTrace
+	d     net.Dialer
+	peer  netip.AddrPort // the address the current attempt's connection reached
+
+	// A plain http:// probe with keep-alive is made on one connection the
+	// Prober keeps itself (kept.go); tr serves the others.
+	dial    string // host:port; "" when tr makes the attempts
+	request []byte
+	conn    net.Conn // the kept connection; nil when none
+	br      *bufio.Reader
+	read    int64 // bytes read in the current attempt
+}
+
+// NewProber returns a Prober for p whose http connection is kept alive
+// between attempts. Close it when the process it probes is gone.
+func NewProber(p Probe) *Prober { return newProber(p, true) }
+
+// idleFor is how long a Prober's idle connection is kept: longer than the
+// supervisor's probe interval (DefaultHealthEvery, 5 s), so a steady
+// monitor reuses it.
+const idleFor = 30 * time.Second
+
+func newProber(p Probe, keep bool) *Prober {
+	pr := &Prober{p: p, keep: keep}
+	if p.HTTP == "" {
+		return pr
+	}
+	pr.url, pr.uerr = url.Parse(p.HTTP)
+	if pr.uerr == nil && pr.url.Host == "" {
+		pr.uerr = fmt.Errorf("no host in %q", p.HTTP)
+	}
+	if pr.uerr == nil && keep {
+		pr.dial, pr.request, _ = keptTarget(pr.url)
+	}
+	pr.tr = &http.Transport{
+		// Without keep-alive a probe leaves no idle connection (and no
+		// file descriptor) behind; with it, at most one.
+		DisableKeepAlives:   !keep,
+		MaxIdleConns:        1,
+		MaxIdleConnsPerHost: 1,
+		IdleConnTimeout:     idleFor,
+		DisableCompression:  true, // the body is thrown away
+		Proxy:               nil,
+		ForceAttemptHTTP2:   true, // as without a DialContext
+		DialContext:         pr.d.DialContext,
+	}
+	// Remember whom the request reached, for Options.Owner: the connection
+	// the transport picked, new or kept alive.
+	pr.trace = &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		pr.peer = remoteOf(info.Conn)
+	}}
+	return pr
+}
+
+// Close drops the Prober's idle connection, if it holds one.
+func (pr *Prober) Close() {
+	if pr.tr != nil {
+		pr.tr.CloseIdleConnections()
+	}
+	pr.mu.Lock()
+	pr.dropConn()
+	pr.mu.Unlock()
+}
+
+// Check is CheckWith on the Prober: one attempt, bounded by the probe's
+// attempt limit, vetted by opts.Owner; Alive is not consulted.
+func (pr *Prober) Check(ctx context.Context, opts Options) error {
+	limit := max(pr.p.interval(), maxAttempt)
+	var peer netip.AddrPort
+	var err error
+	if pr.dial != "" && pr.p.Validate() == nil {
+		// Bounded by the connection's deadline: no timer of its own.
+		pr.mu.Lock()
+		peer, err = pr.checkKept(ctx, time.Now().Add(limit))
+		pr.mu.Unlock()
+	} else {
+		attempt, stop := context.WithTimeout(ctx, limit)
+		peer, err = pr.attempt(attempt)
+		stop()
+	}
 	if err == nil && opts.Owner != nil && peer.IsValid() {
 		err = opts.Owner(peer)
 	}
 	return err
 }
 
-// check is Check that also reports the address an http or tcp attempt
-// connected to (the zero AddrPort for exec, or when no connection was made).
-func check(ctx context.Context, p Probe) (netip.AddrPort, error) {
+// attempt makes one attempt and also reports the address an http or tcp
+// attempt connected to (the zero AddrPort for exec, or when no connection
+// was made).
+func (pr *Prober) attempt(ctx context.Context) (netip.AddrPort, error) {
+	p := pr.p
 	if err := p.Validate(); err != nil {
 		return netip.AddrPort{}, err
 	}
 	switch {
 	case p.HTTP != "":
-		return checkHTTP(ctx, p.HTTP)
+		return pr.checkHTTP(ctx)
 	case p.TCP != "":
 		return checkTCP(ctx, p.TCP)
 	default:
@@ -122,49 +232,47 @@ func check(ctx context.Context, p Probe) (netip.AddrPort, error) {
 	}
 }
 
-func checkHTTP(ctx context.Context, url string) (netip.AddrPort, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("build request: %w", err)
+// bodyKept is how much of an answer's body is read so that its connection
+// can carry the next attempt; a longer body is not read, and its
+// connection is closed.
+const bodyKept = 16 << 10
+
+func (pr *Prober) checkHTTP(ctx context.Context) (netip.AddrPort, error) {
+	if pr.uerr != nil {
+		return netip.AddrPort{}, fmt.Errorf("build request: %w", pr.uerr)
 	}
-	var mu sync.Mutex
-	var peer netip.AddrPort
-	var d net.Dialer
-	client := &http.Client{
-		// A fresh transport per attempt, without keep-alive: a probe leaves no
-		// idle connection (and no file descriptor) behind.
-		Transport: &http.Transport{
-			DisableKeepAlives: true,
-			Proxy:             nil,
-			ForceAttemptHTTP2: true, // as without a DialContext
-			// Remember whom the request reached, for Options.Owner.
-			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				conn, err := d.DialContext(ctx, network, addr)
-				if err == nil {
-					mu.Lock()
-					peer = remoteOf(conn)
-					mu.Unlock()
-				}
-				return conn, err
-			},
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.dial != "" {
+		deadline := time.Now().Add(max(pr.p.interval(), maxAttempt))
+		if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+			deadline = d
+		}
+		return pr.checkKept(ctx, deadline)
 	}
-	resp, err := client.Do(req)
-	mu.Lock()
-	reached := peer
-	mu.Unlock()
+	pr.peer = netip.AddrPort{}
+	req := &http.Request{
+		Method: http.MethodGet, URL: pr.url, Host: pr.url.Host,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{},
+	}
+	req = req.WithContext(httptrace.WithClientTrace(ctx, pr.trace))
+	// The transport itself: no redirects followed (2xx and 3xx pass), no
+	// cookies, no client timeout (ctx bounds the attempt).
+	resp, err := pr.tr.RoundTrip(req)
+	reached := pr.peer
 	if err != nil {
 		var uerr interface{ Unwrap() error }
 		if errors.As(err, &uerr) && uerr.Unwrap() != nil {
-			// Drop the url.Error wrapper: the probe is named by the caller.
+			// Drop a url.Error wrapper: the probe is named by the caller.
 			return reached, uerr.Unwrap()
 		}
 		return reached, err
 	}
-	defer resp.Body.Close()
+	if pr.keep {
+		// Read the rest of a short answer, so the connection is reused.
+		io.CopyN(io.Discard, resp.Body, bodyKept)
+	}
+	resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 399 {
 		return reached, fmt.Errorf("%s", resp.Status)
 	}

@@ -257,21 +257,32 @@ func TestWaitReportsHangNotStaleRefusal(t *testing.T) {
 	mu.Unlock()
 }
 
-// The pauses between attempts: eager (≤ 25 ms) while the service is young,
-// then doubling up to the interval, never above it.
+// The pauses between attempts: eager (≤ 2 ms) while the service is very
+// young, ≤ 10 ms while young, then doubling up to the interval, never
+// above it.
 func TestNextGap(t *testing.T) {
 	gap, since := firstGap, time.Duration(0)
-	var young []time.Duration
-	for since < eagerFor {
+	var eager, young []time.Duration
+	for since < youngFor {
 		gap = nextGap(gap, since, time.Second)
-		young = append(young, gap)
-		if gap > eagerGap {
-			t.Fatalf("gap %s at %s; want at most %s while young", gap, since, eagerGap)
+		if since < eagerFor {
+			eager = append(eager, gap)
+			if gap > eagerGap {
+				t.Fatalf("gap %s at %s; want at most %s while very young", gap, since, eagerGap)
+			}
+		} else {
+			young = append(young, gap)
+			if gap > youngGap {
+				t.Fatalf("gap %s at %s; want at most %s while young", gap, since, youngGap)
+			}
 		}
 		since += gap
 	}
-	if young[0] != 10*time.Millisecond || young[len(young)-1] != eagerGap {
-		t.Errorf("young gaps %v; want 10ms doubling to %s", young[:4], eagerGap)
+	if eager[0] != min(2*firstGap, eagerGap) || eager[len(eager)-1] != eagerGap {
+		t.Errorf("very young gaps %v; want %s doubling to %s", eager[:4], 2*firstGap, eagerGap)
+	}
+	if young[len(young)-1] != youngGap {
+		t.Errorf("young gaps end at %s; want %s", young[len(young)-1], youngGap)
 	}
 	for range 10 {
 		gap = nextGap(gap, since, time.Second)
@@ -280,7 +291,7 @@ func TestNextGap(t *testing.T) {
 	if gap != time.Second {
 		t.Errorf("gap after 10 more attempts = %s; want the interval 1s", gap)
 	}
-	if g := nextGap(5*time.Millisecond, 0, 2*time.Millisecond); g != 2*time.Millisecond {
+	if g := nextGap(5*time.Millisecond, time.Second, 2*time.Millisecond); g != 2*time.Millisecond {
 		t.Errorf("gap with a 2ms interval = %s; want 2ms", g)
 	}
 }

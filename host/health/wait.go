@@ -74,9 +74,9 @@ type Options struct {
 
 // Wait repeats the probe until it passes (nil), Timeout elapses, ctx ends,
 // or alive reports that the process died. The first attempt runs at once;
-// the pauses after it start at 5 ms and double, at most 25 ms apart while
-// the service is under 2 s old and then up to Interval, so a service is
-// seen healthy within moments of answering. alive is called before each
+// the pauses after it start at 1 ms and double, at most 2 ms apart while
+// the service is under 0.5 s old, 10 ms while under 2 s, and then up to
+// Interval, so a service is seen healthy within moments of answering. alive is called before each
 // attempt and returns nil while the process runs, else its exit; a nil
 // alive means there is no process to watch. The error is an *Error.
 func Wait(ctx context.Context, p Probe, alive func() error) error {
@@ -84,8 +84,17 @@ func Wait(ctx context.Context, p Probe, alive func() error) error {
 }
 
 // WaitWith is Wait with Options: Alive is Wait's alive, and Owner vets
-// every attempt that passed.
+// every attempt that passed. Its attempts share one Prober without
+// keep-alive: the wait leaves no connection behind.
 func WaitWith(ctx context.Context, p Probe, opts Options) error {
+	pr := newProber(p, false)
+	defer pr.Close()
+	return pr.Wait(ctx, opts)
+}
+
+// Wait is WaitWith on the Prober.
+func (pr *Prober) Wait(ctx context.Context, opts Options) error {
+	p := pr.p
 	alive := opts.Alive
 	if err := p.Validate(); err != nil {
 		return err
@@ -114,7 +123,7 @@ func WaitWith(ctx context.Context, p Probe, opts Options) error {
 		}
 		attempt, stop := context.WithTimeout(ctx, max(p.interval(), maxAttempt))
 		began := time.Now()
-		peer, err := check(attempt, p)
+		peer, err := pr.attempt(attempt)
 		if err == nil && opts.Owner != nil && peer.IsValid() {
 			err = opts.Owner(peer)
 		}
@@ -140,19 +149,26 @@ func WaitWith(ctx context.Context, p Probe, opts Options) error {
 }
 
 // The pause between attempts starts at firstGap and doubles up to
-// eagerGap while the service is young (eagerFor), so a service that starts
-// answering is seen healthy within eagerGap; after that it doubles up to
-// the probe's interval.
+// eagerGap while the service is very young (eagerFor), so a service that
+// starts answering is seen healthy within a couple of milliseconds (a
+// refused connect to a loopback port costs some tens of microseconds);
+// then up to youngGap until it is youngFor old, and after that up to the
+// probe's interval.
 const (
-	firstGap = 5 * time.Millisecond
-	eagerGap = 25 * time.Millisecond
-	eagerFor = 2 * time.Second
+	firstGap = time.Millisecond
+	eagerGap = 2 * time.Millisecond
+	eagerFor = 500 * time.Millisecond
+	youngGap = 10 * time.Millisecond
+	youngFor = 2 * time.Second
 )
 
 func nextGap(gap, since, interval time.Duration) time.Duration {
 	limit := interval
-	if since < eagerFor {
+	switch {
+	case since < eagerFor:
 		limit = min(eagerGap, interval)
+	case since < youngFor:
+		limit = min(youngGap, interval)
 	}
 	return min(max(gap*2, firstGap), limit)
 }

@@ -3,11 +3,14 @@
 // "Who listens on this TCP port": the listening sockets of this network
 // namespace on that port, the processes that hold them (socket inodes
 // found in /proc/<pid>/fd), and which of them answers a connection to a
-// given address. On Linux the sockets are asked of the kernel for the one
-// port, over netlink sock_diag (sockdiag.go writes the request and reads
-// the replies, built and fuzzed everywhere; sockdiag_linux.go sends it);
-// where netlink cannot be used, all of /proc/net/tcp and /proc/net/tcp6
-// is read instead. ports.Owner names a port's holder with it; the
+// given address. On Linux the socket that takes a connection to an
+// address is asked of the kernel's own lookup over netlink sock_diag (an
+// exact request, whose cost does not grow with the machine's sockets),
+// else the listeners of the one port are (a dump filtered by port);
+// sockdiag.go writes the requests and reads the replies, built and fuzzed
+// everywhere, and sockdiag_linux.go sends them on one netlink socket the
+// process keeps. Where netlink cannot be used, all of /proc/net/tcp and
+// /proc/net/tcp6 is read instead. ports.Owner names a port's holder with it; the
 // supervisor uses a Vetter so that a health probe counts only when the
 // socket that answered is held by the service's own processes: the
 // holder is looked for in the service's processes' descriptors first and

@@ -33,6 +33,16 @@ func (e *ForeignError) Error() string {
 	return fmt.Sprintf("port %d is answered by a process of another user (uid %d), not by this service", e.Port, e.UID)
 }
 
+// NotListeningError is CheckListening's answer when this host can tell that
+// no socket listens at the address.
+type NotListeningError struct {
+	Addr netip.AddrPort
+}
+
+func (e *NotListeningError) Error() string {
+	return fmt.Sprintf("nothing listens on %s any more", e.Addr)
+}
+
 // Describe names a process the way errors show it: "pid 1234 (python3 -m
 // http.server)".
 func Describe(pid int) string { return fmt.Sprintf("pid %d (%s)", pid, CommandLine(pid)) }
@@ -79,7 +89,7 @@ func Answering(socks []Socket, addr netip.AddrPort) []Socket {
 // root), the socket's owner. It looks at every process of the machine; a
 // Vetter looks at the expected ones first, and remembers.
 func Check(addr netip.AddrPort, mine func(pid int) bool) error {
-	socks := answering(addr)
+	socks, _ := answering(addr)
 	if len(socks) == 0 {
 		return nil
 	}
@@ -125,9 +135,21 @@ func NewVetter(mine func(pid int) bool, own func() []int) *Vetter {
 
 // Check is Check(addr, mine), vetted again only when the sockets that
 // answer addr are not those of the last verdict remembered for it.
-func (v *Vetter) Check(addr netip.AddrPort) error {
-	socks := answering(addr)
+func (v *Vetter) Check(addr netip.AddrPort) error { return v.check(addr, false) }
+
+// CheckListening is Check, except that when this host can tell that no
+// socket listens at addr it fails with a *NotListeningError instead of
+// passing. The supervisor's probes use it: an answer on a connection kept
+// alive from before proves nothing once the process has let go of its
+// listener.
+func (v *Vetter) CheckListening(addr netip.AddrPort) error { return v.check(addr, true) }
+
+func (v *Vetter) check(addr netip.AddrPort, strict bool) error {
+	socks, told := answering(addr)
 	if len(socks) == 0 {
+		if strict && told {
+			return &NotListeningError{Addr: addr}
+		}
 		return nil
 	}
 	inodes := inodesOf(socks)
@@ -149,15 +171,16 @@ func (v *Vetter) Check(addr netip.AddrPort) error {
 // answering is the listening sockets that take a connection to addr, when
 // this host can tell: none for an address not of this host, a platform
 // that cannot list its listeners, or a port nobody listens on.
-func answering(addr netip.AddrPort) []Socket {
+// told is false when this host cannot tell (then socks is empty).
+func answering(addr netip.AddrPort) (socks []Socket, told bool) {
 	if !isLocal(addr.Addr()) {
-		return nil
+		return nil, false
 	}
 	all, err := listeningFor(addr)
 	if err != nil {
-		return nil // cannot tell here: the answer is taken at its word
+		return nil, false // cannot tell here: the answer is taken at its word
 	}
-	return Answering(all, addr)
+	return Answering(all, addr), true
 }
 
 // inodesOf is the inodes of socks, ascending, each once.

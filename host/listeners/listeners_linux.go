@@ -33,9 +33,13 @@ func Listening(port int) ([]Socket, error) {
 }
 
 // listeningFor is the listening sockets that may take a connection to
-// addr (a superset: Answering picks among them): asked of the kernel
+// addr (a superset: Answering picks among them): the one the kernel's own
+// lookup finds (diagExact), else those the kernel lists for the port
 // (diagAnswering), else Listening's.
 func listeningFor(addr netip.AddrPort) ([]Socket, error) {
+	if socks, err := diagExact(addr); err == nil {
+		return socks, nil
+	}
 	if socks, err := diagAnswering(addr); err == nil {
 		return socks, nil
 	}

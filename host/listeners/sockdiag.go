@@ -105,6 +105,92 @@ func appendOp(b []byte, code, yes uint8, no uint16) []byte {
 	return binary.NativeEndian.AppendUint16(b, no)
 }
 
+// exactRequest is the message asking for the one TCP socket that takes a
+// connection to addr (IPv4 or IPv6, unmapped): not a dump but the
+// kernel's own lookup (inet_diag_find_one_icsk), the listener it would
+// hand a connection to — bound to that address, else the wildcard — found
+// through its hash tables, so it costs the same whatever the machine's
+// sockets. The sockid holds addr as the source, no destination, no
+// interface, and no cookie (INET_DIAG_NOCOOKIE). The kernel answers with
+// one inet_diag_msg, or NLMSG_ERROR ENOENT when nothing takes it.
+func exactRequest(addr netip.AddrPort, seq uint32) []byte {
+	a := addr.Addr().Unmap()
+	family := uint8(afInet6)
+	if a.Is4() {
+		family = afInet
+	}
+	b := make([]byte, 0, nlmsgHdrLen+inetDiagReqLen)
+	b = binary.NativeEndian.AppendUint32(b, nlmsgHdrLen+inetDiagReqLen)
+	b = binary.NativeEndian.AppendUint16(b, sockDiagByFamily)
+	b = binary.NativeEndian.AppendUint16(b, nlmFRequest)
+	b = binary.NativeEndian.AppendUint32(b, seq)
+	b = binary.NativeEndian.AppendUint32(b, 0) // the kernel
+	b = append(b, family, ipprotoTCP, 0, 0)
+	b = binary.NativeEndian.AppendUint32(b, 1<<tcpStateListen)
+	b = binary.BigEndian.AppendUint16(b, addr.Port()) // source port
+	b = binary.BigEndian.AppendUint16(b, 0)           // destination port
+	var src [16]byte
+	if a.Is4() {
+		a4 := a.As4()
+		copy(src[:], a4[:])
+	} else {
+		src = a.As16()
+	}
+	b = append(b, src[:]...)
+	b = append(b, make([]byte, 16)...)                  // destination address
+	b = binary.NativeEndian.AppendUint32(b, 0)          // interface
+	b = binary.NativeEndian.AppendUint32(b, ^uint32(0)) // INET_DIAG_NOCOOKIE
+	return binary.NativeEndian.AppendUint32(b, ^uint32(0))
+}
+
+// parseExact reads one datagram of the kernel's replies to an
+// exactRequest with sequence number seq: done once the answer to it came
+// (the socket, listed when it is a listening one on port, or an error);
+// messages of another sequence are skipped. ENOENT, nothing takes the
+// address, is done with no socket.
+func parseExact(b []byte, seq uint32, port uint16) (socks []Socket, done bool, err error) {
+	for len(b) > 0 {
+		if len(b) < nlmsgHdrLen {
+			return nil, false, fmt.Errorf("sock_diag: a reply of %d bytes, shorter than its header", len(b))
+		}
+		n := binary.NativeEndian.Uint32(b[0:])
+		typ := binary.NativeEndian.Uint16(b[4:])
+		mseq := binary.NativeEndian.Uint32(b[8:])
+		if n < nlmsgHdrLen || uint64(n) > uint64(len(b)) {
+			return nil, false, fmt.Errorf("sock_diag: a reply says it is %d bytes, in %d", n, len(b))
+		}
+		body := b[nlmsgHdrLen:n]
+		next := min((uint64(n)+3)&^3, uint64(len(b)))
+		b = b[next:]
+		if mseq != seq {
+			continue
+		}
+		switch typ {
+		case nlmsgError:
+			if len(body) < 4 {
+				return nil, false, errors.New("sock_diag: an error reply without its code")
+			}
+			switch e := int32(binary.NativeEndian.Uint32(body)); e {
+			case 0, -enoent:
+				return nil, true, nil
+			default:
+				return nil, false, &diagError{errno: -e}
+			}
+		case sockDiagByFamily:
+			if s, ok := diagSocket(body, port); ok {
+				return []Socket{s}, true, nil
+			}
+			return nil, true, nil
+		default:
+			return nil, false, fmt.Errorf("sock_diag: a reply of type %d", typ)
+		}
+	}
+	return nil, false, nil
+}
+
+// enoent is ENOENT's number on Linux.
+const enoent = 2
+
 // parseDiag reads one datagram of the kernel's replies to the request with
 // sequence number seq: the listening sockets on port (any when 0) it
 // lists, and whether the answer is complete (NLMSG_DONE). Messages of

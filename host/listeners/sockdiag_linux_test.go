@@ -263,3 +263,48 @@ func TestVetterRemembers(t *testing.T) {
 		t.Errorf("2 checks of a foreign socket asked about its holder %d times; want each time", asked)
 	}
 }
+
+// TestDiagExactIsTheDumps: the kernel's own lookup of the socket that takes
+// a connection to an address (diagExact) finds the socket the port's dump
+// narrowed by Answering finds, for listeners on a loopback address, the
+// IPv4 wildcard and the IPv6 one (which takes IPv4 too), and none where
+// nothing listens.
+func TestDiagExactIsTheDumps(t *testing.T) {
+	needDiag(t)
+	if _, err := diagExact(netip.MustParseAddrPort("127.0.0.1:1")); err != nil {
+		t.Fatalf("the kernel's lookup cannot be asked here: %v", err)
+	}
+	for _, c := range []struct{ listen, network string }{
+		{"127.0.0.1:0", "tcp4"}, {"0.0.0.0:0", "tcp4"}, {"[::]:0", "tcp"}, {"[::1]:0", "tcp6"},
+	} {
+		l, err := net.Listen(c.network, c.listen)
+		if err != nil {
+			t.Logf("%s: %v (skipped)", c.listen, err)
+			continue
+		}
+		port := uint16(l.Addr().(*net.TCPAddr).Port)
+		probes := []string{"127.0.0.1", "::1"}
+		for _, a := range probes {
+			addr := netip.AddrPortFrom(netip.MustParseAddr(a), port)
+			got, err := diagExact(addr)
+			if err != nil {
+				t.Fatalf("%s, probed at %s: %v", c.listen, addr, err)
+			}
+			all, err := diagAnswering(addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Answering(all, addr)
+			if !slices.Equal(inodesOf(got), inodesOf(want)) {
+				t.Errorf("%s, probed at %s: the lookup found %v, the dump %v", c.listen, addr, got, want)
+			}
+		}
+		l.Close()
+		for _, a := range probes {
+			addr := netip.AddrPortFrom(netip.MustParseAddr(a), port)
+			if got, err := diagExact(addr); err != nil || len(got) != 0 {
+				t.Errorf("%s closed, probed at %s: %v, %v; want nothing", c.listen, addr, got, err)
+			}
+		}
+	}
+}

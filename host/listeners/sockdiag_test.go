@@ -153,3 +153,69 @@ func FuzzParseDiag(f *testing.F) {
 		}
 	})
 }
+
+// TestExactRequest: the lookup's request is a header and an
+// inet_diag_req_v2 naming the address as the source, with no cookie.
+func TestExactRequest(t *testing.T) {
+	b := exactRequest(netip.MustParseAddrPort("127.0.0.1:8080"), 9)
+	if len(b) != nlmsgHdrLen+inetDiagReqLen || binary.NativeEndian.Uint32(b) != uint32(len(b)) {
+		t.Fatalf("request of %d bytes says %d", len(b), binary.NativeEndian.Uint32(b))
+	}
+	if flags := binary.NativeEndian.Uint16(b[6:]); flags != nlmFRequest {
+		t.Errorf("flags %#x; want a request, not a dump", flags)
+	}
+	r := b[nlmsgHdrLen:]
+	if r[0] != afInet || binary.BigEndian.Uint16(r[8:]) != 8080 || string(r[12:16]) != "\x7f\x00\x00\x01" {
+		t.Errorf("request body %x", r)
+	}
+	if binary.NativeEndian.Uint32(r[48:]) != ^uint32(0) || binary.NativeEndian.Uint32(r[52:]) != ^uint32(0) {
+		t.Errorf("cookie %x; want INET_DIAG_NOCOOKIE", r[48:])
+	}
+	if r6 := exactRequest(netip.MustParseAddrPort("[::ffff:127.0.0.1]:1"), 1)[nlmsgHdrLen:]; r6[0] != afInet {
+		t.Errorf("a v4-mapped address is asked as family %d; want IPv4", r6[0])
+	}
+	if r6 := exactRequest(netip.MustParseAddrPort("[::1]:1"), 1)[nlmsgHdrLen:]; r6[0] != afInet6 || r6[12+15] != 1 {
+		t.Errorf("::1 asked as %x", r6)
+	}
+}
+
+// TestParseExact: the answer is the socket, ENOENT none; another
+// sequence's messages are skipped; a refusal is an error.
+func TestParseExact(t *testing.T) {
+	ap := netip.MustParseAddrPort
+	socks, done, err := parseExact(slices.Concat(errorMsg(3, 2), diagMsg(4, afInet, tcpStateListen, ap("127.0.0.1:80"), 0, 7)), 4, 80)
+	if err != nil || !done || len(socks) != 1 || socks[0].Inode != 7 {
+		t.Errorf("a socket: %v %v %v", socks, done, err)
+	}
+	if socks, done, err := parseExact(errorMsg(5, 2), 5, 80); err != nil || !done || len(socks) != 0 {
+		t.Errorf("ENOENT: %v %v %v", socks, done, err)
+	}
+	var de *diagError
+	if _, _, err := parseExact(errorMsg(5, 95), 5, 80); !errors.As(err, &de) {
+		t.Errorf("EOPNOTSUPP: %v; want a diagError", err)
+	}
+	if _, done, err := parseExact(diagMsg(6, afInet, 1, ap("127.0.0.1:80"), 0, 7), 6, 80); err != nil || !done {
+		t.Errorf("an established socket: done %v, %v; want done, none", done, err)
+	}
+	if _, done, _ := parseExact(doneMsg(1), 2, 80); done {
+		t.Error("another sequence's message ended the answer")
+	}
+}
+
+func FuzzParseExact(f *testing.F) {
+	ap := netip.MustParseAddrPort
+	f.Add(diagMsg(1, afInet, tcpStateListen, ap("127.0.0.1:8080"), 1000, 11), uint32(1), uint16(8080))
+	f.Add(slices.Concat(doneMsg(1), diagMsg(2, afInet6, tcpStateListen, ap("[::1]:443"), 0, 12)), uint32(2), uint16(443))
+	f.Add(errorMsg(1, 2), uint32(1), uint16(0))
+	f.Fuzz(func(t *testing.T, b []byte, seq uint32, port uint16) {
+		socks, done, err := parseExact(b, seq, port)
+		if len(socks) > 1 || len(socks) == 1 && (!done || err != nil) {
+			t.Errorf("parseExact gave %v, %v, %v", socks, done, err)
+		}
+		for _, s := range socks {
+			if s.Inode == 0 || port != 0 && s.Addr.Port() != port || !s.Addr.Addr().IsValid() || s.Addr.Addr().Is4In6() {
+				t.Errorf("parseExact gave %+v for port %d", s, port)
+			}
+		}
+	})
+}

@@ -98,7 +98,7 @@ func (s *Server) readWorldResource(ctx context.Context, req mcpgo.ReadResourceRe
 		if res.Env == nil {
 			res.Env = map[string]string{}
 		}
-		out := EnvResult{Project: res.Project, Worktree: res.Worktree, State: res.State, Env: res.Env, Direct: res.Direct, Variables: api.EnvVars(res), NotRunning: res.NotRunning}
+		out := EnvResult{Project: res.Project, Worktree: res.Worktree, State: res.State, Env: res.Env, Direct: res.Direct, Variables: api.EnvVars(res), NotRunning: res.NotRunning, StableName: res.StableName, Waiting: res.Waiting}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return nil, err

@@ -29,6 +29,13 @@ type EnvResult struct {
 	// NotRunning names each exposed service that does not run in an up
 	// world, with why ("not in profile frontend"): it has no address here.
 	NotRunning map[string]string `json:"not_running,omitempty"`
+	// Waiting names each exposed wake service that does not run yet
+	// ("starts on its first request"): its URL is in Env and a request
+	// to it starts it; it has no Direct address until then.
+	Waiting map[string]string `json:"waiting,omitempty"`
+	// StableName is the name of [project] stable_names the world holds (in
+	// place of its worktree name in its hostnames); "" when none.
+	StableName string `json:"stable_name,omitempty"`
 }
 
 // VerifyResult is the verify tool's structured result: the recorded run, and
@@ -43,6 +50,9 @@ type VerifyResult struct {
 	Checks   []CheckResult `json:"checks"`
 	// Error is the daemon's account of a failed run, naming the failed checks.
 	Error string `json:"error,omitempty"`
+	// BrowserErrors is how many errors the world's pages reported since
+	// its last up ([agents] browser_logs); absent without browser logs.
+	BrowserErrors *int `json:"browser_errors,omitempty"`
 }
 
 // CheckResult is one verify command's outcome with the tail of its output
@@ -146,9 +156,45 @@ func downSummary(w api.World) string {
 }
 
 func statusSummary(r api.StatusResult, now time.Time) string {
-	if len(r.Worlds) == 0 {
+	if len(r.Worlds) == 0 && len(r.Remote) == 0 {
 		return "no worlds yet: call up in a repository with a binky.toml"
 	}
+	local := "no worlds on this machine"
+	if len(r.Worlds) > 0 {
+		local = localSummary(r, now)
+	}
+	if len(r.Remote) == 0 {
+		return local
+	}
+	return local + "; " + remoteSummary(r.Remote)
+}
+
+// remoteSummary lists other hosts' worlds reached from here, each with
+// its host and the URLs that answer here (binky --host HOST status has
+// the host's own).
+func remoteSummary(ws []api.World) string {
+	parts := make([]string, 0, len(ws))
+	for _, w := range ws {
+		s := fmt.Sprintf("%s/%s %s on host %s", w.Project, w.Worktree, w.State, w.Host)
+		var urls []string
+		for _, sv := range w.Services {
+			if sv.URL != "" {
+				urls = append(urls, sv.Name+" "+sv.URL)
+			}
+		}
+		if len(urls) > 0 {
+			s += " (" + strings.Join(urls, ", ") + ")"
+		}
+		if w.Reason != "" {
+			s += " — why: " + w.Reason
+		}
+		parts = append(parts, s)
+	}
+	return fmt.Sprintf("on other hosts, reached from here: %s", strings.Join(parts, "; "))
+}
+
+// localSummary is statusSummary's part for this machine's worlds.
+func localSummary(r api.StatusResult, now time.Time) string {
 	parts := make([]string, 0, len(r.Worlds))
 	for _, w := range r.Worlds {
 		s := fmt.Sprintf("%s/%s %s", w.Project, w.Worktree, w.State)
@@ -168,6 +214,9 @@ func statusSummary(r api.StatusResult, now time.Time) string {
 		}
 		if w.Reason != "" {
 			s += " — why: " + w.Reason
+		}
+		if w.StableName != "" {
+			s += " (stable name " + w.StableName + ")"
 		}
 		if w.Selection != "" {
 			var left []string
@@ -245,6 +294,9 @@ func envSummary(r EnvResult, order []string) string {
 		exposed = "no running service"
 	}
 	s := fmt.Sprintf("%s/%s exposes %s", r.Project, r.Worktree, exposed)
+	if r.StableName != "" {
+		s += " (stable name " + r.StableName + ")"
+	}
 	if len(r.Direct) > 0 {
 		var d []string
 		for _, k := range sortedKeys(r.Direct) {
@@ -258,12 +310,19 @@ func envSummary(r EnvResult, order []string) string {
 	for _, k := range sortedKeys(r.NotRunning) {
 		s += fmt.Sprintf("; %s is not running (%s): no address for it", k, r.NotRunning[k])
 	}
+	for _, k := range sortedKeys(r.Waiting) {
+		s += fmt.Sprintf("; %s is not running yet: it %s through its URL", k, r.Waiting[k])
+	}
 	return s
 }
 
 func verifySummary(v VerifyResult) string {
+	browser := ""
+	if v.BrowserErrors != nil && *v.BrowserErrors > 0 {
+		browser = fmt.Sprintf("; the pages reported %d browser errors since up (browser_logs tool)", *v.BrowserErrors)
+	}
 	if v.Passed {
-		return fmt.Sprintf("verify passed for %s at %s: %d of %d checks passed in %.1fs", v.Worktree, commitLabel(v.Commit, v.Dirty), len(v.Checks), len(v.Checks), float64(v.Duration)/1000)
+		return fmt.Sprintf("verify passed for %s at %s: %d of %d checks passed in %.1fs", v.Worktree, commitLabel(v.Commit, v.Dirty), len(v.Checks), len(v.Checks), float64(v.Duration)/1000) + browser
 	}
 	var failed []string
 	for _, c := range v.Checks {
@@ -271,7 +330,7 @@ func verifySummary(v VerifyResult) string {
 			failed = append(failed, fmt.Sprintf("%q (exit %d)", c.Cmd, c.ExitCode))
 		}
 	}
-	return fmt.Sprintf("verify failed for %s at %s: %d of %d checks failed: %s", v.Worktree, commitLabel(v.Commit, v.Dirty), len(failed), len(v.Checks), strings.Join(failed, ", "))
+	return fmt.Sprintf("verify failed for %s at %s: %d of %d checks failed: %s", v.Worktree, commitLabel(v.Commit, v.Dirty), len(failed), len(v.Checks), strings.Join(failed, ", ")) + browser
 }
 
 func ago(d time.Duration) string {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,10 @@ func TestSummariesShowDirtyDirectAndNoPorts(t *testing.T) {
 	}
 	if v := verifySummary(VerifyResult{Worktree: "a", Passed: true, Commit: "abcdef123456", Dirty: true}); !strings.Contains(v, "abcdef12+dirty") {
 		t.Errorf("verify summary %q; want abcdef12+dirty", v)
+	}
+	three := 3
+	if v := verifySummary(VerifyResult{Worktree: "a", Passed: true, BrowserErrors: &three}); !strings.Contains(v, "the pages reported 3 browser errors since up (browser_logs tool)") {
+		t.Errorf("verify summary %q; want the browser errors counted", v)
 	}
 	if u := upSummary(api.World{Project: "p", Worktree: "a"}, time.Second); strings.Contains(u, "0-0") || !strings.Contains(u, "no ports") {
 		t.Errorf("up summary %q; want no ports", u)
@@ -61,5 +66,41 @@ func TestStatusSummaryQuotesCrash(t *testing.T) {
 			LogTail: []string{"starting", "invalid boolean value for key METRICS_COLLECTOR"}}}}}}, time.Now())
 	if want := "[worker: backoff: exit status 1; its log ends: invalid boolean value for key METRICS_COLLECTOR]"; !strings.Contains(st, want) {
 		t.Errorf("status summary %q lacks %q", st, want)
+	}
+}
+
+// TestStatusRemoteWorlds: the status tool's result carries another
+// host's worlds reached from here (structured, in remote, with their
+// host) and its summary names them with their host and local URLs.
+func TestStatusRemoteWorlds(t *testing.T) {
+	rw := api.World{Project: "far", Worktree: "feat", State: "up", Host: "box",
+		Services: []api.Service{{Name: "web", Kind: "cmd", State: "running", URL: "https://web.feat.far.localhost:7443"}}}
+	d := &fakeDaemon{ops: map[string]func(any, api.Handlers, any) error{
+		api.OpStatus: func(_ any, _ api.Handlers, out any) error {
+			return setResult(api.StatusResult{Worlds: []api.World{{Project: "p", Worktree: "a", State: "up"}}, Remote: []api.World{rw}}, out)
+		},
+	}}
+	s := startSession(t, d)
+	defer s.close()
+	r, _ := s.call("status", nil, nil)
+	if r.IsError {
+		t.Fatalf("status: %q", r.Content[0].Text)
+	}
+	text := r.Content[0].Text
+	for _, want := range []string{"p/a up", "far/feat up on host box (web https://web.feat.far.localhost:7443)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q: %q", want, text)
+		}
+	}
+	var out StatusResult
+	if err := json.Unmarshal(r.Structured, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Remote) != 1 || out.Remote[0].Host != "box" || out.Remote[0].Services[0].URL != rw.Services[0].URL || len(out.Worlds) != 1 {
+		t.Errorf("structured: %+v", out.StatusResult)
+	}
+	// Only remote worlds: not "no worlds yet".
+	if st := statusSummary(api.StatusResult{Remote: []api.World{rw}}, time.Now()); strings.Contains(st, "no worlds yet") || !strings.Contains(st, "on host box") {
+		t.Errorf("only remote worlds: %q", st)
 	}
 }

@@ -102,7 +102,7 @@ func New(cfg Config) *Server {
 	handlers := map[string]server.ToolHandlerFunc{
 		ToolUp: s.up, ToolDown: s.down, ToolStatus: s.status, ToolEnv: s.env, ToolVerify: s.verify,
 		ToolLogs: s.logs, ToolReset: s.reset, ToolRestart: s.restart, ToolPorts: s.ports, ToolRun: s.run,
-		ToolStop: s.stop, ToolStart: s.start,
+		ToolStop: s.stop, ToolStart: s.start, ToolBrowserLogs: s.browserLogs,
 	}
 	for _, t := range tools() {
 		s.mcp.AddTool(t, s.logged(t.Name, handlers[t.Name]))
@@ -159,6 +159,8 @@ type args struct {
 	// up's selection of services.
 	Profile, Only, Except string
 	All                   bool
+	// browser_logs: only what the pages reported since the last up.
+	SinceUp bool
 }
 
 // bind decodes a call's arguments, refusing unknown ones, those the tool
@@ -194,8 +196,12 @@ func bind(req mcpgo.CallToolRequest, allowed ...string) (args, error) {
 	}
 	for _, k := range keys {
 		v := m[k]
-		if k == "all" {
-			if err := json.Unmarshal(v, &a.All); err != nil {
+		if k == "all" || k == "since_up" {
+			dst := &a.All
+			if k == "since_up" {
+				dst = &a.SinceUp
+			}
+			if err := json.Unmarshal(v, dst); err != nil {
 				if str := ""; json.Unmarshal(v, &str) == nil && len(str) > argLimit(k) {
 					return a, tooBig(tool, k, len(str), argLimit(k))
 				}
@@ -364,7 +370,7 @@ func (s *Server) env(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Cal
 	if res.Env == nil {
 		res.Env = map[string]string{}
 	}
-	out := EnvResult{Project: res.Project, Worktree: res.Worktree, State: res.State, Env: res.Env, Direct: res.Direct, Variables: api.EnvVars(res), NotRunning: res.NotRunning}
+	out := EnvResult{Project: res.Project, Worktree: res.Worktree, State: res.State, Env: res.Env, Direct: res.Direct, Variables: api.EnvVars(res), NotRunning: res.NotRunning, StableName: res.StableName, Waiting: res.Waiting}
 	return result(envSummary(out, res.Order), out, false), nil
 }
 
@@ -403,6 +409,7 @@ func (s *Server) verify(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 	res := VerifyResult{
 		Worktree: name, Passed: v.Passed && err == nil, Commit: v.Commit, Dirty: v.Dirty,
 		At: v.At, Duration: v.Duration, Checks: []CheckResult{}, Error: failure,
+		BrowserErrors: v.BrowserErrors,
 	}
 	limit := tailLimit(len(v.Checks))
 	for i, c := range v.Checks {

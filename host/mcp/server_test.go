@@ -203,18 +203,19 @@ func TestToolsList(t *testing.T) {
 		props    string
 		required string
 	}{
-		"up":      {"all,branch,except,only,profile,repo", ""},
-		"down":    {"project,repo,worktree", ""},
-		"status":  {"project,repo,worktree", ""},
-		"env":     {"project,repo,worktree", ""},
-		"verify":  {"project,repo,worktree", ""},
-		"logs":    {"grep,lines,project,repo,service,worktree", ""},
-		"reset":   {"project,repo,service,worktree", ""},
-		"restart": {"project,repo,service,worktree", ""},
-		"stop":    {"project,repo,service,worktree", "service"},
-		"start":   {"project,repo,service,worktree", "service"},
-		"ports":   {"project,repo,worktree", ""},
-		"run":     {"command,project,repo,worktree", "command"},
+		"up":           {"all,branch,except,only,profile,repo", ""},
+		"down":         {"project,repo,worktree", ""},
+		"status":       {"project,repo,worktree", ""},
+		"env":          {"project,repo,worktree", ""},
+		"verify":       {"project,repo,worktree", ""},
+		"logs":         {"grep,lines,project,repo,service,worktree", ""},
+		"browser_logs": {"lines,project,repo,service,since_up,worktree", ""},
+		"reset":        {"project,repo,service,worktree", ""},
+		"restart":      {"project,repo,service,worktree", ""},
+		"stop":         {"project,repo,service,worktree", "service"},
+		"start":        {"project,repo,service,worktree", "service"},
+		"ports":        {"project,repo,worktree", ""},
+		"run":          {"command,project,repo,worktree", "command"},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("got %d tools; want %d", len(res.Tools), len(want))
@@ -237,7 +238,7 @@ func TestToolsList(t *testing.T) {
 			switch name {
 			case "lines":
 				wantType = "number"
-			case "all":
+			case "all", "since_up":
 				wantType = "boolean"
 			}
 			if p["type"] != wantType || p["description"] == "" || p["description"] == nil {

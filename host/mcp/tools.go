@@ -14,7 +14,9 @@ const (
 	ToolEnv    = "env"
 	ToolVerify = "verify"
 	ToolLogs   = "logs"
-	ToolReset  = "reset"
+	// ToolBrowserLogs reads what a world's pages reported (browserlogs.go).
+	ToolBrowserLogs = "browser_logs"
+	ToolReset       = "reset"
 	// ToolRestart restarts a world's services (restart.go).
 	ToolRestart = "restart"
 	// ToolPorts answers "which port and URL is mine" (ports.go).
@@ -83,7 +85,8 @@ func tools() []mcpgo.Tool {
 			mcpgo.WithDescription("Call it to see what runs and whether a world is healthy (and why not); with no argument it lists every world and names yours in here. "+
 				"List the worlds on this machine (or one world) with their state, port block, services "+
 				"(state, pid, port, URL), the last verify run (passed or failed, at which commit, stale when HEAD moved since) "+
-				"and its cost (memory and CPU of its processes, disk of its untracked and ignored files, its slices' sizes, each with when it was measured)."),
+				"and its cost (memory and CPU of its processes, disk of its untracked and ignored files, its slices' sizes, each with when it was measured). "+
+				"Worlds of other hosts this machine reaches (binky --host) come apart, in remote, each with its host and the URLs that answer here."),
 			mcpgo.WithString("worktree", mcpgo.Description("Only this world: a worktree name or branch. Default: every world.")),
 			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
 			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
@@ -137,6 +140,23 @@ func tools() []mcpgo.Tool {
 			mcpgo.WithSchemaAdditionalProperties(false),
 			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 				Title: "A world's service logs", ReadOnlyHint: boolp(true), DestructiveHint: boolp(false),
+				IdempotentHint: boolp(true), OpenWorldHint: boolp(false),
+			}),
+		),
+		mcpgo.NewTool(ToolBrowserLogs,
+			mcpgo.WithDescription("Call it after loading or clicking through a world's web pages, or when a page looks wrong: you cannot see the browser's console, this tool can. "+
+				"Read what the world's pages reported in the browser — console.error calls, uncaught errors, unhandled promise rejections, fetches that failed or answered 400 or more — "+
+				"with the page, source line and stack, redacted as logs are. Only for a project whose binky.toml sets [agents] browser_logs = true. "+
+				fmt.Sprintf("Returns at most %d entries and %d KB, the newest last; errors_since_up counts what the pages reported since the world's last up.", maxLogLines, maxLogBytes/1024)),
+			mcpgo.WithString("worktree", mcpgo.Description(worktreeHelp)),
+			mcpgo.WithString("service", mcpgo.Description("Only the pages of this url service. Default: every service of the world.")),
+			mcpgo.WithNumber("lines", mcpgo.Description(fmt.Sprintf("How many of the last entries to return (default %d, at most %d).", defaultLogLines, maxLogLines))),
+			mcpgo.WithBoolean("since_up", mcpgo.Description("Only what the pages reported since the world's last up.")),
+			mcpgo.WithString("repo", mcpgo.Description(repoHelp)),
+			mcpgo.WithString("project", mcpgo.Description(projectHelp)),
+			mcpgo.WithSchemaAdditionalProperties(false),
+			mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
+				Title: "A world's browser errors", ReadOnlyHint: boolp(true), DestructiveHint: boolp(false),
 				IdempotentHint: boolp(true), OpenWorldHint: boolp(false),
 			}),
 		),

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/binkyhq/binky/host/internal/shareopen"
 )
 
 // LeaseDirEnv names the environment variable that overrides the lease
@@ -224,7 +226,9 @@ func (l *Leases) write(sub string, le *Lease) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(sub, leaseName(le.Lo, le.Hi)))
+		// Another home's daemon may be reading it (Windows: Replace
+		// waits for its handle).
+		err = shareopen.Replace(tmp, filepath.Join(sub, leaseName(le.Lo, le.Hi)))
 	}
 	if err != nil {
 		os.Remove(tmp)

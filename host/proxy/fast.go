@@ -34,6 +34,7 @@ const (
 // backendConn is one kept-alive connection to a backend.
 type backendConn struct {
 	c    net.Conn
+	rw   io.ReadWriter // c, or its raw socket I/O (sockio.go)
 	br   *bufio.Reader // nil while idle
 	bw   *bufio.Writer // nil while idle
 	used time.Time     // when it went back to the pool
@@ -122,6 +123,11 @@ func (cp *connPool) sweep(cutoff time.Time) {
 	}
 }
 
+// newBackendConn wraps a new connection to a backend.
+func newBackendConn(c net.Conn) *backendConn {
+	return &backendConn{c: c, rw: connIO(c, newSockIO(c))}
+}
+
 func (bc *backendConn) close() {
 	_ = bc.c.Close()
 	bc.detach()
@@ -131,9 +137,9 @@ func (bc *backendConn) close() {
 // returns them, so an idle connection holds only its socket.
 func (bc *backendConn) attach() {
 	bc.br = readerPool.Get().(*bufio.Reader)
-	bc.br.Reset(bc.c)
+	bc.br.Reset(bc.rw)
 	bc.bw = writerPool.Get().(*bufio.Writer)
-	bc.bw.Reset(bc.c)
+	bc.bw.Reset(bc.rw)
 }
 
 func (bc *backendConn) detach() {
@@ -171,7 +177,7 @@ func (p *Proxy) serveFast(f *forwarder, w http.ResponseWriter, r *http.Request) 
 				p.forwardError(w, r, err)
 				return
 			}
-			bc, reused = &backendConn{c: c}, false
+			bc, reused = newBackendConn(c), false
 		}
 		bc.attach()
 		err := p.roundTripFast(f.pool, bc, w, r)

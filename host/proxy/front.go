@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"os"
 	"sync"
 	"time"
 )
@@ -119,9 +121,23 @@ func (fc *frontConns) closeAll() {
 	}
 }
 
+// frontWorkerIdle is how long a front goroutine with nothing to serve
+// waits for a new connection before it ends.
+const frontWorkerIdle = 10 * time.Second
+
 // acceptFront accepts on ln until it closes, serving each connection with
 // front and handing what it does not take to h.
-func (p *Proxy) acceptFront(ln net.Listener, h *handoff) {
+//
+// A connection is given to a front goroutine that finished its last one
+// and waits (frontWorker), else to a new one. A new goroutine per
+// connection starts on a small stack and grows it, copying, on the way
+// into the exchange (the request head's parse, the relay), and a new
+// connection's buffer is garbage when it closes; a waiting goroutine has
+// both already. With a new connection per request (curl in a loop, a
+// browser's short connections) that was the proxy's largest cost after the
+// socket calls.
+func (p *Proxy) acceptFront(ln net.Listener, h *handoff, done <-chan struct{}) {
+	idle := make(chan net.Conn) // unbuffered: a send succeeds only when a worker waits
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -141,18 +157,59 @@ func (p *Proxy) acceptFront(ln net.Listener, h *handoff) {
 			c.Close()
 			return
 		}
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			p.front(c, h)
-		}()
+		select {
+		case idle <- c:
+		default:
+			p.wg.Add(1)
+			go p.frontWorker(c, h, idle, done)
+		}
 	}
 }
 
-// front serves c's requests until one is not for it, then hands c to h.
-func (p *Proxy) front(c net.Conn, h *handoff) {
-	br := bufio.NewReaderSize(c, frontHeadMax)
-	kept := false
+// frontWorker serves c, then each connection acceptFront gives it on idle,
+// until it has waited frontWorkerIdle for one or done closes. It keeps its
+// read buffer from one connection to the next, unless a connection went to
+// net/http with it.
+func (p *Proxy) frontWorker(c net.Conn, h *handoff, idle <-chan net.Conn, done <-chan struct{}) {
+	defer p.wg.Done()
+	var br *bufio.Reader
+	var sio *sockIO
+	var wait *time.Timer
+	for {
+		if sio == nil || !sio.reset(c) {
+			sio = newSockIO(c)
+		}
+		rw := connIO(c, sio)
+		if br == nil {
+			br = bufio.NewReaderSize(rw, frontHeadMax)
+		} else {
+			br.Reset(rw)
+		}
+		if p.front(c, rw, br, h) {
+			br, sio = nil, nil // net/http reads c through them now
+		} else {
+			br.Reset(nil)
+		}
+		if wait == nil {
+			wait = time.NewTimer(frontWorkerIdle)
+		} else {
+			wait.Reset(frontWorkerIdle)
+		}
+		select {
+		case c = <-idle:
+		case <-wait.C:
+			return
+		case <-done:
+			wait.Stop()
+			return
+		}
+	}
+}
+
+// front serves c's requests, read through br, until one is not for it,
+// then hands c to h. Answers are written to cw (c, or its raw socket I/O).
+// kept reports that c went to h, br with it.
+func (p *Proxy) front(c net.Conn, cw io.Writer, br *bufio.Reader, h *handoff) (kept bool) {
 	defer func() {
 		p.fronts.remove(c)
 		if !kept {
@@ -161,39 +218,42 @@ func (p *Proxy) front(c net.Conn, h *handoff) {
 	}()
 	for {
 		// As net/http: 2 minutes idle between requests, then 10 seconds
-		// for the rest of a head once it began.
+		// for the rest of a head once it began. The front never reads c
+		// while it relays an answer, and net/http sets its own deadlines
+		// on what it is handed, so the deadline is not cleared.
 		_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
 		if _, err := br.Peek(1); err != nil {
-			return // the client closed, or idled out
+			return false // the client closed, or idled out
 		}
-		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if !headBuffered(br) {
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		}
 		head, err := peekHead(br, frontHeadMax)
 		if err != nil {
-			return
+			return false
 		}
-		_ = c.SetReadDeadline(time.Time{})
 		var fr frontRequest
 		var e *entry
 		if head != nil && parseFront(head, &fr) {
-			if host, ok := normalizeHost(fr.host); ok && isLocalhost(host) && host != p.dashHost {
-				if e = p.table.Load().hosts[host]; e != nil && e.route.State != StateRunning {
+			if host, ok := normalizeHost(fr.host); ok && host != p.dashHost {
+				if e = p.table.Load().hosts[host]; e != nil && (e.route.State != StateRunning || e.route.BrowserLogs && frontBrowser(&fr)) {
 					e = nil
 				}
 			}
 		}
 		if e == nil {
-			kept = h.give(&bufConn{Conn: c, r: br})
-			return
+			return h.give(&bufConn{Conn: c, r: br})
 		}
 		p.served.Add(1)
 		p.touchEntry(e)
-		done, keep := p.frontExchange(c, br, head, &fr, e)
+		e.live.begin()
+		done, keep := p.frontExchange(c, cw, br, head, &fr, e)
+		e.live.end()
 		if !done {
-			kept = h.give(&bufConn{Conn: c, r: br})
-			return
+			return h.give(&bufConn{Conn: c, r: br})
 		}
 		if !keep {
-			return
+			return false
 		}
 	}
 }
@@ -202,7 +262,7 @@ func (p *Proxy) front(c net.Conn, h *handoff) {
 // false when nothing was consumed from br nor written to c (net/http then
 // takes the connection, request and all); keep says c may serve another
 // request.
-func (p *Proxy) frontExchange(c net.Conn, br *bufio.Reader, head []byte, fr *frontRequest, e *entry) (done, keep bool) {
+func (p *Proxy) frontExchange(c net.Conn, cw io.Writer, br *bufio.Reader, head []byte, fr *frontRequest, e *entry) (done, keep bool) {
 	cp := e.forward.pool
 	for attempt := 0; attempt < 2; attempt++ {
 		bc, reused := cp.get(), true
@@ -214,7 +274,7 @@ func (p *Proxy) frontExchange(c net.Conn, br *bufio.Reader, head []byte, fr *fro
 			if err != nil {
 				return false, false // net/http dials again and shows the error page
 			}
-			bc, reused = &backendConn{c: bcNew}, false
+			bc, reused = newBackendConn(bcNew), false
 		}
 		// Close ends the exchange too: a backend that takes its time (a
 		// long poll) must not hold the proxy's shutdown.
@@ -234,7 +294,7 @@ func (p *Proxy) frontExchange(c net.Conn, br *bufio.Reader, head []byte, fr *fro
 		}
 		// The answer is here: the request is ours now.
 		_, _ = br.Discard(len(head))
-		keep, ok := p.frontRelay(c, bc, fr, rh)
+		keep, ok := p.frontRelay(c, cw, br, bc, fr, rh)
 		p.fronts.remove(bc.c)
 		if ok {
 			cp.put(bc)
@@ -259,11 +319,7 @@ func (p *Proxy) frontSend(c net.Conn, bc *backendConn, fr *frontRequest) (*respH
 		bw.Write(l)
 		bw.WriteString("\r\n")
 	}
-	if ip, _, err := net.SplitHostPort(c.RemoteAddr().String()); err == nil {
-		bw.WriteString("X-Forwarded-For: ")
-		bw.WriteString(ip)
-		bw.WriteString("\r\n")
-	}
+	writeForwardedFor(bw, c.RemoteAddr())
 	bw.WriteString("X-Forwarded-Host: ")
 	bw.WriteString(fr.host)
 	bw.WriteString("\r\nX-Forwarded-Proto: http\r\n\r\n")
@@ -283,49 +339,112 @@ func (p *Proxy) frontSend(c net.Conn, bc *backendConn, fr *frontRequest) (*respH
 	return rh, nil
 }
 
+// writeForwardedFor writes the X-Forwarded-For line of a client at a: its
+// IP as net.SplitHostPort of a.String() gives it, without the string.
+func writeForwardedFor(bw *bufio.Writer, a net.Addr) {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(ta.IP); ok {
+			bw.WriteString("X-Forwarded-For: ")
+			bw.Write(ip.Unmap().WithZone(ta.Zone).AppendTo(bw.AvailableBuffer()))
+			bw.WriteString("\r\n")
+		}
+		return
+	}
+	if ip, _, err := net.SplitHostPort(a.String()); err == nil {
+		bw.WriteString("X-Forwarded-For: ")
+		bw.WriteString(ip)
+		bw.WriteString("\r\n")
+	}
+}
+
 // frontRelay writes the response head (hop-by-hop headers out) and body to
-// c. keep says c may serve another request; ok says bc may be reused.
-func (p *Proxy) frontRelay(c net.Conn, bc *backendConn, fr *frontRequest, rh *respHead) (keep, ok bool) {
+// c, through cw. keep says c may serve another request; ok says bc may be reused.
+// The request is out of br: a streamed body is relayed while br is
+// watched for the client's close (watchClient).
+func (p *Proxy) frontRelay(c net.Conn, cw io.Writer, br *bufio.Reader, bc *backendConn, fr *frontRequest, rh *respHead) (keep, ok bool) {
 	noBody := fr.head || rh.status == http.StatusNoContent || rh.status == http.StatusNotModified
 	untilEOF := !noBody && !rh.chunk && rh.length < 0
 	keep = !fr.close && !untilEOF
 	buf := p.buffers.Get()
 	defer p.buffers.Put(buf)
 	out := appendRespHead(buf[:0], rh, !keep)
-	// A small body already in the buffer goes out with the head, in one
-	// write.
+	// No body, or a small one already in the buffer: the answer goes out
+	// whole, in one write, and on a connection that ends with it, with the
+	// end (writeFinal).
+	whole := noBody
 	if !noBody && !rh.chunk && rh.length >= 0 && rh.length <= int64(bc.br.Buffered()) && len(out)+int(rh.length) <= cap(out) {
 		body, _ := bc.br.Peek(int(rh.length))
 		out = append(out, body...)
 		_, _ = bc.br.Discard(int(rh.length))
-		if _, err := c.Write(out); err != nil {
+		whole = true
+	}
+	if whole {
+		var err error
+		if keep {
+			_, err = cw.Write(out)
+		} else {
+			err = writeFinal(c, out)
+		}
+		if err != nil {
 			return false, !rh.close
 		}
 		return keep, !rh.close
 	}
-	if _, err := c.Write(out); err != nil {
+	if _, err := cw.Write(out); err != nil {
 		return false, false
 	}
 	var err error
 	switch {
 	case noBody:
 	case rh.chunk:
-		err = relayChunked(c, bc.br, buf)
+		stop := watchClient(c, br, bc)
+		err = relayChunked(cw, bc.br, buf)
+		if stop() {
+			return false, false
+		}
 	case rh.length >= 0:
 		var n int64
-		n, err = io.CopyBuffer(c, io.LimitReader(bc.br, rh.length), buf)
+		n, err = io.CopyBuffer(cw, io.LimitReader(bc.br, rh.length), buf)
 		if err == nil && n < rh.length {
 			err = io.ErrUnexpectedEOF // the backend closed inside the body
 		}
 	default:
 		// Until the backend closes; then the client's connection ends too.
-		_, _ = io.CopyBuffer(c, bc.br, buf)
+		stop := watchClient(c, br, bc)
+		_, _ = io.CopyBuffer(cw, bc.br, buf)
+		stop()
 		return false, false
 	}
 	if err != nil {
 		return false, false
 	}
 	return keep, !rh.close
+}
+
+// watchClient ends the relay from bc when the client closes c while a
+// streamed body (chunked, or until the backend closes) goes out: an event
+// stream or long poll whose client left would otherwise wait for the
+// backend's next write, holding the backend connection and counting as
+// open (Activity). A streamed body is the one relay that may wait on the
+// backend for long; the others do not watch. stop ends the watch before
+// br is read again and reports whether the client closed.
+func watchClient(c net.Conn, br *bufio.Reader, bc *backendConn) (stop func() bool) {
+	done := make(chan struct{})
+	closed := false
+	go func() {
+		defer close(done)
+		if _, err := br.Peek(1); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			closed = true
+			_ = bc.c.SetDeadline(time.Unix(1, 0))
+		}
+		// Bytes from the client (a pipelined request) stay in br.
+	}()
+	return func() bool {
+		_ = c.SetReadDeadline(time.Unix(1, 0))
+		<-done
+		_ = c.SetReadDeadline(time.Time{})
+		return closed
+	}
 }
 
 // relayChunked copies one chunked body (through its trailer section) from

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +143,58 @@ func TestFrontRelaysEveryFraming(t *testing.T) {
 	}
 	if n := conns.Load(); n > 2 {
 		t.Errorf("backend saw %d connections for one client connection; want them kept alive", n)
+	}
+}
+
+// An answer on a connection that ends with it (Connection: close) arrives
+// whole, then the end: with a body, without one (HEAD, 204), and when the
+// client sent more after its request, which the proxy never reads (a
+// close then would reset the connection; writeFinal ends it first).
+func TestFrontEndsClosingConnectionsAfterTheAnswer(t *testing.T) {
+	t.Parallel()
+	addr, _ := startCountingBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/len":
+			w.Header().Set("Content-Length", "5")
+			io.WriteString(w, "hello")
+		case "/nocontent":
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})
+	p := frontProxy(t, addr)
+	for _, tc := range []struct {
+		method, path, after string
+		status              int
+		body                string
+	}{
+		{"GET", "/len", "", 200, "hello"},
+		{"HEAD", "/len", "", 200, ""},
+		{"GET", "/nocontent", "", 204, ""},
+		{"GET", "/len", "GET /len HTTP/1.1\r\nHost: front.localhost\r\n\r\n" + strings.Repeat("x", 64<<10), 200, "hello"},
+	} {
+		t.Run(tc.method+tc.path+fmt.Sprint(len(tc.after)), func(t *testing.T) {
+			if tc.after != "" && runtime.GOOS != "linux" {
+				t.Skip("elsewhere a close with unread bytes may reset the connection before the client reads the answer; writeFinal's shutdown is Linux's")
+			}
+			c, br := dialProxy(t, p)
+			req := tc.method + " " + tc.path + " HTTP/1.1\r\nHost: front.localhost\r\nConnection: close\r\n\r\n"
+			// What follows the request (64 KiB) is more than the proxy
+			// reads: some stays in the kernel's buffer, unread.
+			go io.WriteString(c, req+tc.after)
+			resp, err := http.ReadResponse(br, &http.Request{Method: tc.method})
+			if err != nil {
+				t.Fatalf("read answer: %v", err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != tc.status || string(body) != tc.body || !resp.Close {
+				t.Fatalf("got %d %q close=%v (%v); want %d %q close=true", resp.StatusCode, body, resp.Close, err, tc.status, tc.body)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			if _, err := br.ReadByte(); err == nil {
+				t.Fatalf("connection still open after Connection: close")
+			}
+		})
 	}
 }
 
@@ -356,5 +410,44 @@ func TestFrontCloseEndsSlowExchange(t *testing.T) {
 	case <-closed:
 	case <-time.After(waitLimit):
 		t.Fatalf("Close still waiting after %s for a long-polling backend", waitLimit)
+	}
+}
+
+// A client that stops reading a large answer holds only its own exchange:
+// the proxy answers others meanwhile, and Close ends the write that waits
+// for room in the stalled client's socket.
+func TestFrontClientStopsReading(t *testing.T) {
+	t.Parallel()
+	const big = 64 << 20 // far more than the sockets on the way can buffer
+	addr, _ := startCountingBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/big" {
+			io.WriteString(w, "ok")
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(big))
+		chunk := make([]byte, 64<<10)
+		for n := 0; n < big; n += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	p := startProxy(t, Options{})
+	p.Set([]Route{{Host: "front.localhost", Target: addr, State: StateRunning, Project: "p", Worktree: "w", Service: "web"}})
+	c, br := dialProxy(t, p)
+	io.WriteString(c, "GET /big HTTP/1.1\r\nHost: front.localhost\r\n\r\n")
+	if _, err := http.ReadResponse(br, nil); err != nil {
+		t.Fatalf("the large answer's head: %v", err)
+	}
+	// The client reads no more. Another client is answered.
+	if resp, body := get(t, p, "front.localhost", "/small"); resp.StatusCode != http.StatusOK || body != "ok" {
+		t.Fatalf("beside a stalled client: %d %q; want 200 ok", resp.StatusCode, body)
+	}
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(waitLimit):
+		t.Fatalf("Close still waiting after %s on a client that stopped reading", waitLimit)
 	}
 }

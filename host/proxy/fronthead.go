@@ -28,6 +28,13 @@ func peekHead(br *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
+// headBuffered reports whether a whole request head is in br's buffer
+// already, as it is when it came in one segment.
+func headBuffered(br *bufio.Reader) bool {
+	buf, _ := br.Peek(br.Buffered())
+	return bytes.Contains(buf, []byte("\r\n\r\n"))
+}
+
 // frontRequest is what the front needs of a request head.
 type frontRequest struct {
 	line  []byte // "GET /path HTTP/1.1"

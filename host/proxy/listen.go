@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 )
 
@@ -27,7 +28,7 @@ func listen(primary, fallback string, holder func(addr string) string) (ln net.L
 		}
 		return addr + ": " + err.Error()
 	}
-	ln, err = net.Listen("tcp", primary)
+	ln, err = listenTCP(primary)
 	if err == nil {
 		return ln, "", nil
 	}
@@ -35,7 +36,7 @@ func listen(primary, fallback string, holder func(addr string) string) (ln net.L
 		return nil, "", fmt.Errorf("listen on %s: %w (free that port or configure another proxy address)", primary, err)
 	}
 	why := held(primary, err)
-	ln, ferr := net.Listen("tcp", fallback)
+	ln, ferr := listenTCP(fallback)
 	if ferr == nil {
 		return ln, why, nil
 	}
@@ -44,11 +45,38 @@ func listen(primary, fallback string, holder func(addr string) string) (ln net.L
 	if ip := net.ParseIP(host); serr != nil || ip == nil || !ip.IsLoopback() {
 		return nil, "", fmt.Errorf("listen on %s (%v) or fallback %s: %w (free one of those ports or configure another proxy address)", primary, err, fallback, ferr)
 	}
-	ln, aerr := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	ln, aerr := listenTCP(net.JoinHostPort(host, "0"))
 	if aerr != nil {
 		return nil, "", fmt.Errorf("listen on %s, fallback %s or any port of %s: %w (free one of those ports or configure another proxy address)", primary, fallback, host, aerr)
 	}
 	return ln, why, nil
+}
+
+// listenTCP binds addr. On a loopback address the connections it accepts
+// get no TCP keep-alive: net.Listen's default turns it on and sets its
+// timings, four setsockopt calls on every accept (a tenth of the proxy's
+// CPU with a new connection per request), to find peers lost across a
+// network, which a loopback connection cannot be; a peer that exits is
+// seen at once, and idle clients are timed out by the proxy itself.
+func listenTCP(addr string) (net.Listener, error) {
+	var lc net.ListenConfig
+	if isLoopbackAddr(addr) {
+		lc.KeepAlive = -1
+	}
+	return lc.Listen(context.Background(), "tcp", addr)
+}
+
+// isLoopbackAddr reports whether addr (host:port) names a loopback host.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 func listenerPort(ln net.Listener) int {
@@ -68,7 +96,7 @@ func loopbackV6(ln net.Listener) []net.Listener {
 	if !ok || !a.IP.Equal(net.IPv4(127, 0, 0, 1)) {
 		return nil
 	}
-	v6, err := net.Listen("tcp", net.JoinHostPort("::1", strconv.Itoa(a.Port)))
+	v6, err := listenTCP(net.JoinHostPort("::1", strconv.Itoa(a.Port)))
 	if err != nil {
 		return nil
 	}

@@ -26,7 +26,8 @@ import (
 //
 // Proxied traffic never asks: the front (front.go) and the forwarding paths
 // (fast.go, forward.go) do not call Peer, and a page that does asks once
-// per connection.
+// per connection. A post to a world's browser log endpoint (browser.go)
+// asks as a page does.
 
 // refusalBody is what a user other than the home's gets instead of the
 // dashboard or the route list, with status 403.

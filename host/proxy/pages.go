@@ -22,7 +22,7 @@ h1{font-size:20px;margin:0 0 6px}p{margin:6px 0;color:var(--muted)}code{font:13p
 table{width:100%;border-collapse:collapse;margin-top:16px}th,td{text-align:left;padding:7px 8px;border-top:1px solid var(--line);font-size:14px}
 th{color:var(--muted);font-weight:500;font-size:12px;text-transform:uppercase;letter-spacing:.04em;border-top:0}
 a{color:var(--accent)}.state{font-size:12px;padding:1px 8px;border-radius:9px;border:1px solid currentColor}
-.running{color:var(--ok)}.starting,.restarting{color:var(--warn)}.down,.failed{color:var(--bad)}
+.running{color:var(--ok)}.starting,.restarting,.reconnecting{color:var(--warn)}.down,.failed{color:var(--bad)}
 .spin{display:inline-block;width:10px;height:10px;border:2px solid var(--warn);border-right-color:transparent;border-radius:50%;animation:s 1s linear infinite;margin-right:8px}
 @keyframes s{to{transform:rotate(360deg)}}`
 
@@ -45,7 +45,8 @@ var pages = template.Must(template.New("").Parse(`
 <div class="card"><h1><span class="spin"></span>{{.Route.Service}} is {{.Why}}</h1>
 <p><code>{{.Route.Service}}</code> of worktree <code>{{.Route.Worktree}}</code> in project <code>{{.Route.Project}}</code>
 ({{.Route.Host}}) is not serving right now.</p>
-<p>This page tries again every {{.Refresh}} seconds. <code>binky status</code> and <code>binky logs {{.Route.Worktree}}</code> say more.</p>
+{{if .Route.Remote}}<p>This world runs on host <code>{{.Route.Remote}}</code>; this page tries again every {{.Refresh}} seconds. <code>binky --host {{.Route.Remote}} status</code> says more.</p>
+{{else}}<p>This page tries again every {{.Refresh}} seconds. <code>binky status</code> and <code>binky logs {{.Route.Worktree}}</code> say more.</p>{{end}}
 </div></main></body></html>{{end}}
 `))
 
@@ -117,6 +118,9 @@ func (p *Proxy) writeUnavailable(w http.ResponseWriter, r *http.Request, rt Rout
 	if why == "" {
 		why = "unavailable"
 	}
+	if rt.State == StateReconnecting && rt.Remote != "" {
+		why = "reconnecting to " + rt.Remote
+	}
 	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds))
 	p.render(w, http.StatusServiceUnavailable, "unavailable", pageData{
 		Title: rt.Service + " is " + why, Dashboard: p.linkURL(r, p.dashHost),
@@ -147,5 +151,5 @@ func (p *Proxy) writeMisdirected(w http.ResponseWriter, _ *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusMisdirectedRequest)
-	_, _ = w.Write([]byte("421 misdirected request: this Binky proxy serves only the *.localhost names it routes\n"))
+	_, _ = w.Write([]byte("421 misdirected request: this Binky proxy serves only *.localhost and the names it routes\n"))
 }

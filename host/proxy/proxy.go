@@ -63,6 +63,9 @@ type Options struct {
 	// loopback client, any other error refuses. Nil is listeners.PeerOf,
 	// the real one; tests may pass another.
 	Peer func(client, server netip.AddrPort) (listeners.Peer, error)
+	// Browser takes what the pages of routes with BrowserLogs report
+	// (browser.go); nil drops it.
+	Browser BrowserSink
 }
 
 // Proxy routes requests by Host to local backends.
@@ -79,6 +82,7 @@ type Proxy struct {
 
 	lastRequest atomic.Int64  // unix nanoseconds, updated at most once per touchEvery per route
 	served      atomic.Uint64 // routed requests since start
+	clock       coarseClock   // when a route's last connection closed (liveConns)
 
 	mu       sync.Mutex
 	started  bool
@@ -93,6 +97,8 @@ type Proxy struct {
 	tlsPort  atomic.Int32
 	tlsReady atomic.Bool
 	wakes    wakes
+
+	browserNotes sync.Map // route host and reason: a page left without the script, said once
 }
 
 // New builds a proxy; it listens only once Start is called.
@@ -130,6 +136,7 @@ func New(opts Options) *Proxy {
 		buffers:   newBufferPool(),
 	}
 	p.table.Store(&table{hosts: map[string]*entry{}})
+	p.clock.set(time.Now())
 	return p
 }
 
@@ -171,7 +178,7 @@ func hostURL(scheme, host string, port, def int) string {
 // (owner.go).
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	host, ok := normalizeHost(r.Host)
-	if !ok || !isLocalhost(host) {
+	if !ok || !p.serves(host) {
 		p.writeMisdirected(w, r)
 		return
 	}
@@ -194,13 +201,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.writeRouteList(w, r, http.StatusNotFound)
 		return
 	}
+	if e.route.BrowserLogs && r.URL.Path == BrowserEndpoint {
+		p.serveBrowserPost(w, r, e.route)
+		return
+	}
 	p.served.Add(1)
 	p.touchEntry(e)
+	e.live.begin()
+	defer e.live.end()
 	if e.route.State != StateRunning {
 		if p.wake(w, r, host, e.route) {
 			return
 		}
 		p.writeUnavailable(w, r, e.route, string(e.route.State))
+		return
+	}
+	if e.route.BrowserLogs && isNavigation(r) {
+		p.serveInjected(e, w, r)
 		return
 	}
 	e.forward.serve(p, w, r)
@@ -259,6 +276,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
 	go p.sweepIdle(base)
+	go p.clock.run(base)
 	p.serveFront(base, ln)
 	for _, extra := range loopbackV6(ln) {
 		p.serveFront(base, extra)
@@ -313,7 +331,7 @@ func (p *Proxy) serveFront(base context.Context, ln net.Listener) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		p.acceptFront(ln, h)
+		p.acceptFront(ln, h, base.Done())
 	}()
 }
 

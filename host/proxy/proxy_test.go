@@ -12,18 +12,12 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/binkyhq/binky/internal/testlog"
 )
 
 func testLogger(t *testing.T) hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: testWriter{t}})
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimRight(string(b), "\n"))
-	return len(b), nil
+	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: testlog.Writer(t)})
 }
 
 // startProxy starts a proxy on an ephemeral loopback port.
@@ -298,7 +292,8 @@ func TestInvalidRoutesAreDropped(t *testing.T) {
 	t.Parallel()
 	p := New(Options{Logger: testLogger(t)})
 	p.Set([]Route{
-		{Host: "example.com", Target: "127.0.0.1:1", State: StateRunning},
+		{Host: "example_.com", Target: "127.0.0.1:1", State: StateRunning},
+		{Host: "test", Target: "127.0.0.1:1", State: StateRunning},
 		{Host: "localhost", Target: "127.0.0.1:1", State: StateRunning},
 		{Host: "binky.localhost", Target: "127.0.0.1:1", State: StateRunning},
 		{Host: "a.b.localhost", Target: "no-port", State: StateRunning},

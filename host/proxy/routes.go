@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"cmp"
+	"context"
 	"net"
 	"net/netip"
 	"slices"
@@ -26,6 +27,14 @@ const (
 	// StateSuspended is a route whose world's processes are stopped
 	// (docs/admission.md); it is not forwarded, and a Waker can resume it.
 	StateSuspended RouteState = "suspended"
+	// StateWake is a service that starts on its first request (wake =
+	// true) and does not run: a request asks the ServiceWaker to start it
+	// and waits (wake.go).
+	StateWake RouteState = "wake"
+	// StateReconnecting is a route to another machine's world whose road
+	// (the SSH connection that carries it) is down and being made again:
+	// not forwarded, and the page says which host it waits for.
+	StateReconnecting RouteState = "reconnecting"
 )
 
 // Route maps one hostname to one backend.
@@ -38,6 +47,14 @@ type Route struct {
 	State RouteState
 	// Project, Worktree and Service name the route on the pages.
 	Project, Worktree, Service string
+	// BrowserLogs puts the browser log script into the service's pages
+	// and takes their posts (browser.go).
+	BrowserLogs bool
+	// Remote names the host (of hosts.toml) whose world this is, reached
+	// through a local forward at Target; "" for this machine's worlds.
+	// A remote route is never woken or touched here: its world's own
+	// daemon does that.
+	Remote string
 }
 
 // entry is one route with the forwarder built for it.
@@ -45,6 +62,78 @@ type entry struct {
 	route   Route
 	forward *forwarder
 	touched atomic.Int64 // unix nanoseconds of the last Waker.Touch
+	live    *liveConns   // kept across tables while the route names the same service
+}
+
+// liveConns counts a route's connections open now: requests in flight,
+// streams (server-sent events, long polls) and upgraded connections
+// (WebSockets) until they close. The idle checks (Activity) do not stop a
+// service or world while any is open, and count its idle time from when
+// the last one closed.
+type liveConns struct {
+	open  atomic.Int64
+	ended atomic.Int64 // unix nanoseconds the count last fell to zero (coarse)
+	clock *coarseClock
+}
+
+func (l *liveConns) begin() { l.open.Add(1) }
+
+func (l *liveConns) end() {
+	if l.open.Add(-1) == 0 {
+		l.ended.Store(l.clock.now())
+	}
+}
+
+// coarseClock is the time to within coarseTick, read without a clock
+// call: a connection's end is on every request's path, and time.Now costs
+// over 100 ns on some virtual machines (as much as the rest of the
+// counting ten times over).
+type coarseClock struct{ ns atomic.Int64 }
+
+// coarseTick is how often the coarse clock moves; idle_suspend counts in
+// seconds at the least, and requests touch a world at most once a second
+// (touchEvery).
+const coarseTick = time.Second
+
+func (c *coarseClock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
+
+// now is the last tick plus one: not before the time while the ticks
+// keep time, so an idle time counted from it is not cut short.
+func (c *coarseClock) now() int64 { return c.ns.Load() + int64(coarseTick) }
+
+// run moves the clock every coarseTick until ctx ends.
+func (c *coarseClock) run(ctx context.Context) {
+	t := time.NewTicker(coarseTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			c.set(now)
+		}
+	}
+}
+
+// Activity reports the connections open now to the routes of the world
+// project/worktree (only service's when service is not "") and when the
+// last of them closed (zero when none closed since the routes were set).
+// A connection counts from the start of its request to its end: a
+// WebSocket or an event stream until it closes.
+func (p *Proxy) Activity(project, worktree, service string) (open int, ended time.Time) {
+	var last int64
+	for _, e := range p.table.Load().hosts {
+		r := &e.route
+		if r.Project != project || r.Worktree != worktree || (service != "" && r.Service != service) {
+			continue
+		}
+		open += int(e.live.open.Load())
+		last = max(last, e.live.ended.Load())
+	}
+	if last != 0 {
+		ended = time.Unix(0, last)
+	}
+	return open, ended
 }
 
 // table is immutable once published: writers build a new one.
@@ -54,7 +143,8 @@ type table struct {
 }
 
 // Set replaces the whole route table atomically. Routes whose Host is not a
-// valid .localhost name are dropped (and logged); a later duplicate Host wins.
+// name under .localhost, nor a DNS name of two labels or more under another
+// apex (a project's apex = "test"), are dropped (and logged); a later duplicate Host wins.
 func (p *Proxy) Set(routes []Route) {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
@@ -128,12 +218,17 @@ func (p *Proxy) publish(m map[string]Route) {
 	t := &table{hosts: make(map[string]*entry, len(m)), sorted: make([]Route, 0, len(m))}
 	for h, r := range m {
 		var f *forwarder
-		if oe := old.hosts[h]; oe != nil && oe.route.Target == r.Target {
+		oe := old.hosts[h]
+		if oe != nil && oe.route.Target == r.Target {
 			f = oe.forward
 		} else {
 			f = p.newForwarder(r.Target)
 		}
-		t.hosts[h] = &entry{route: r, forward: f}
+		live := &liveConns{clock: &p.clock}
+		if oe != nil && oe.route.Project == r.Project && oe.route.Worktree == r.Worktree && oe.route.Service == r.Service {
+			live = oe.live // its open connections end on the entry they began on
+		}
+		t.hosts[h] = &entry{route: r, forward: f, live: live}
 		t.sorted = append(t.sorted, r)
 	}
 	for h, oe := range old.hosts {
@@ -151,8 +246,8 @@ func (p *Proxy) publish(m map[string]Route) {
 // cleanRoute normalises r.Host and checks the route can be served.
 func (p *Proxy) cleanRoute(r Route) (Route, bool) {
 	h, ok := normalizeHost(r.Host)
-	if !ok || !isLocalhost(h) || h == "localhost" || h == p.dashHost {
-		p.log.Warn("route not added: its host must be a name under .localhost", "host", r.Host, "target", r.Target)
+	if !ok || !(isLocalhost(h) || isDNSName(h)) || h == "localhost" || h == p.dashHost {
+		p.log.Warn("route not added: its host must be a name under .localhost or another apex", "host", r.Host, "target", r.Target)
 		return r, false
 	}
 	if _, _, err := net.SplitHostPort(r.Target); err != nil {
@@ -215,4 +310,32 @@ func allDigits(s string) bool {
 // isLocalhost reports whether a normalised name is localhost or under it.
 func isLocalhost(h string) bool {
 	return h == "localhost" || (strings.HasSuffix(h, ".localhost") && !strings.HasPrefix(h, ".") && !strings.Contains(h, ".."))
+}
+
+// isDNSName reports whether a normalised name is two or more lowercase
+// LDH labels: a route's name under an apex other than localhost. Only
+// routed names of that kind are served; any other is refused (421).
+func isDNSName(h string) bool {
+	labels := strings.Split(h, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			if c := l[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// serves reports whether the proxy answers a normalised name: any name
+// under .localhost (unknown ones get the route list), and a name under
+// another apex only while it is routed.
+func (p *Proxy) serves(h string) bool {
+	return isLocalhost(h) || p.table.Load().hosts[h] != nil
 }

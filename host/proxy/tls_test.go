@@ -107,3 +107,27 @@ func TestHTTPSDegradesToHTTP(t *testing.T) {
 		t.Fatalf("http with https down: got %d %q; want 200 from the backend", resp.StatusCode, body)
 	}
 }
+
+// A remote route (another host's world, reached through a forward) is
+// served over https too, with a certificate of the local CA: the road to
+// the host is the proxy's business, not the browser's.
+func TestHTTPSRemoteRoute(t *testing.T) {
+	addr, _ := startBackend(t, "far")
+	m := newCerts(t)
+	p := startProxy(t, Options{Certs: m, TLSAddr: "127.0.0.1:0", TLSFallbackAddr: fallbackNone})
+	host := "web.feat.far.localhost"
+	p.Set([]Route{{Host: host, Target: addr, State: StateRunning, Project: "far", Worktree: "feat", Service: "web", Remote: "box"}})
+	url := p.SecureURL(host) + "/"
+	resp, err := tlsClient(m.CA().Pool(), "127.0.0.1:"+itoa(p.TLSPort())).Get(url)
+	if err != nil {
+		t.Fatalf("GET %s with the local CA as the only root: %v", url, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d %s", url, resp.StatusCode, body)
+	}
+	if e := decodeEcho(t, string(body)); e.Name != "far" || e.Headers["X-Forwarded-Proto"] != "https" {
+		t.Errorf("backend saw name %q proto %q; want far, https", e.Name, e.Headers["X-Forwarded-Proto"])
+	}
+}

@@ -25,6 +25,15 @@ type Waker interface {
 	Touch(project, worktree string)
 }
 
+// ServiceWaker is an optional part of a Waker: it starts one service of a
+// running world, the one behind a route in StateWake, with what it
+// depends on, and hears of requests to each route (its idle_suspend).
+type ServiceWaker interface {
+	// WakeService returns once the service runs, or when ctx ends.
+	WakeService(ctx context.Context, project, worktree, service string) error
+	TouchService(project, worktree, service string)
+}
+
 // WakeNoter is an optional part of a Waker: why a world the proxy is
 // waking is not running, when that is more than "starting" (e.g.
 // "suspended to relieve memory pressure; it resumes when …"). The pages a
@@ -55,6 +64,26 @@ const wakeGrace = 3 * time.Second
 type wakes struct {
 	mu sync.Mutex
 	m  map[string]*waking
+	// failed is the last failed wake of each key, kept wakeGrace: a
+	// browser's reload shows its reason before the next try.
+	failed map[string]failedWake
+}
+
+type failedWake struct {
+	err error
+	at  time.Time
+}
+
+// recentFailure is the error of key's last wake when it failed less than
+// wakeGrace ago and no other is in flight.
+func (ws *wakes) recentFailure(key string) error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	f, ok := ws.failed[key]
+	if !ok || ws.m[key] != nil || time.Since(f.at) > wakeGrace {
+		return nil
+	}
+	return f.err
 }
 
 // start returns the wake of project/worktree in flight, starting it with
@@ -81,6 +110,14 @@ func (ws *wakes) start(key string, browser bool, fn func(context.Context) error)
 				cancel()
 				ws.mu.Lock()
 				delete(ws.m, key)
+				if w.err != nil {
+					if ws.failed == nil {
+						ws.failed = map[string]failedWake{}
+					}
+					ws.failed[key] = failedWake{err: w.err, at: time.Now()}
+				} else {
+					delete(ws.failed, key)
+				}
 				ws.mu.Unlock()
 				close(w.done)
 			}()
@@ -103,6 +140,13 @@ func (ws *wakes) start(key string, browser bool, fn func(context.Context) error)
 			w.mu.Unlock()
 		})
 	}
+}
+
+// has reports whether a wake of key is in flight.
+func (ws *wakes) has(key string) bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.m[key] != nil
 }
 
 func (w *waking) signal() {
@@ -145,8 +189,11 @@ func (w *waking) watch(ctx context.Context, cancel func()) {
 
 // touch tells the waker about a request to a route's world.
 func (p *Proxy) touch(rt Route) {
-	if wk := p.opts.Waker; wk != nil && rt.Worktree != "" {
+	if wk := p.opts.Waker; wk != nil && rt.Worktree != "" && rt.Remote == "" {
 		wk.Touch(rt.Project, rt.Worktree)
+		if sw, ok := wk.(ServiceWaker); ok && rt.Service != "" {
+			sw.TouchService(rt.Project, rt.Worktree, rt.Service)
+		}
 	}
 }
 
@@ -155,17 +202,40 @@ func (p *Proxy) touch(rt Route) {
 // reloads itself; any other client waits (up to WakeTimeout) and is then
 // served. It reports false when the world cannot be woken.
 func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Route) bool {
+	return p.wakeAs(w, r, host, rt, true)
+}
+
+// wakeAs is wake; again says a world woken may go on to wake the service
+// behind the route (once).
+func (p *Proxy) wakeAs(w http.ResponseWriter, r *http.Request, host string, rt Route, again bool) bool {
 	wk := p.opts.Waker
-	if wk == nil || rt.Worktree == "" || !wk.Wakeable(rt.Project, rt.Worktree) {
+	if wk == nil || rt.Worktree == "" || rt.Remote != "" {
+		return false
+	}
+	key, what := rt.Project+"/"+rt.Worktree, rt.Worktree
+	fn := func(ctx context.Context) error { return wk.Wake(ctx, rt.Project, rt.Worktree) }
+	sw, perService := wk.(ServiceWaker)
+	svcWake := false
+	switch {
+	case perService && rt.Service != "" && (rt.State == StateWake || p.wakes.has(key+"/"+rt.Service)):
+		// One service of a running world: a burst of first requests
+		// starts it once; one that comes while it starts (its route
+		// says starting) waits with them.
+		key, what, svcWake = key+"/"+rt.Service, rt.Service+"."+rt.Worktree, true
+		fn = func(ctx context.Context) error { return sw.WakeService(ctx, rt.Project, rt.Worktree, rt.Service) }
+	case rt.State == StateWake || !wk.Wakeable(rt.Project, rt.Worktree):
 		return false
 	}
 	browser := strings.Contains(r.Header.Get("Accept"), "text/html")
-	job, release := p.wakes.start(rt.Project+"/"+rt.Worktree, browser, func(ctx context.Context) error {
-		return wk.Wake(ctx, rt.Project, rt.Worktree)
-	})
+	if err := p.wakes.recentFailure(key); browser && err != nil && svcWake {
+		// The reason of the start that just failed, before the next try.
+		p.writeUnavailable(w, r, rt, "not started: "+err.Error())
+		return true
+	}
+	job, release := p.wakes.start(key, browser, fn)
 	defer release()
 	note := ""
-	if n, ok := wk.(WakeNoter); ok {
+	if n, ok := wk.(WakeNoter); ok && !svcWake {
 		note = n.WakeNote(rt.Project, rt.Worktree)
 	}
 	if browser && !p.isOwner(r) {
@@ -173,7 +243,7 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 		return true
 	}
 	if browser {
-		title, why := "starting "+rt.Worktree+"…", string(StateStarting)
+		title, why := "starting "+what+"…", string(StateStarting)
 		if note != "" {
 			title, why = rt.Worktree+" is "+note, note
 		}
@@ -203,8 +273,19 @@ func (p *Proxy) wake(w http.ResponseWriter, r *http.Request, host string, rt Rou
 		return true
 	}
 	e := p.table.Load().hosts[host]
+	if e != nil && e.route.State == StateWake && again {
+		// The world woke; the service behind the route waits for its
+		// request: this one.
+		return p.wakeAs(w, r, host, e.route, false)
+	}
 	if e == nil || e.route.State != StateRunning {
 		p.writeUnavailable(w, r, rt, string(StateStarting))
+		return true
+	}
+	// A page load goes the way it would have gone to a running route:
+	// with the browser-log script when the route keeps browser logs.
+	if e.route.BrowserLogs && isNavigation(r) {
+		p.serveInjected(e, w, r)
 		return true
 	}
 	e.forward.rp.ServeHTTP(w, r)

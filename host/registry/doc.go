@@ -1,5 +1,6 @@
 // Package registry owns binky.db, the SQLite registry of every world under
-// one BINKY_HOME: worktrees and their state, their services (process ids,
+// one BINKY_HOME: worktrees and their state, the names they hold (a stable
+// name, their hostnames: names.go), their services (process ids,
 // ports, resolved addresses, restarts), verify runs, and the machine-global
 // port blocks, whose non-overlap the database itself enforces. The states
 // it stores are host/state's vocabulary: a world state only ever reported

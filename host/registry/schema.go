@@ -8,7 +8,7 @@ const AppID int32 = 0x424b5944
 
 // SchemaVersion is the schema version this binary writes: the number of
 // migrations. A test keeps it equal to len(migrations()).
-const SchemaVersion int32 = 9
+const SchemaVersion int32 = 10
 
 // migrations are applied in order; user_version counts those applied. Only
 // ever append (and raise SchemaVersion).
@@ -155,6 +155,20 @@ ALTER TABLE services ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0;
 		// them), so a later up without a choice keeps it.
 		`
 ALTER TABLE worktrees ADD COLUMN selection TEXT NOT NULL DEFAULT '';
+`,
+		// 10: names. The stable name a world was handed from its project's
+		// stable_names (one holder per project), and every hostname a
+		// world's services are served at, claimed at up (one holder in the
+		// home), so two worlds never share a name and remove frees them.
+		`
+ALTER TABLE worktrees ADD COLUMN stable_name TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX worktrees_stable_name ON worktrees (project, stable_name) WHERE stable_name <> '';
+CREATE TABLE hosts (
+	host        TEXT PRIMARY KEY,
+	worktree_id INTEGER NOT NULL REFERENCES worktrees (id) ON DELETE CASCADE,
+	service     TEXT NOT NULL
+);
+CREATE INDEX hosts_worktree ON hosts (worktree_id);
 `,
 	}
 }

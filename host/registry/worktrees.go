@@ -40,11 +40,14 @@ type Worktree struct {
 	// Selection is the choice of services the world runs, as up recorded
 	// it (see SetWorktreeSelection); "" runs every service.
 	Selection string
+	// StableName is the name of the project's stable_names this world was
+	// handed (ClaimStableName); "" when none.
+	StableName string
 }
 
 const worktreeSelect = `SELECT w.id, w.project, w.name, w.branch, w.path, w.repo,
 	w.config_path, w.state, COALESCE(p.lo, 0), COALESCE(p.hi, 0),
-	w.created_at, w.updated_at, w.secrets, w.reason, w.selection
+	w.created_at, w.updated_at, w.secrets, w.reason, w.selection, w.stable_name
 FROM worktrees w
 LEFT JOIN port_blocks p ON p.project = w.project AND p.worktree = w.name
 `
@@ -66,6 +69,7 @@ func scanWorktree(stmt *sqlite.Stmt) *Worktree {
 		Secrets:    decodeStrings(stmt.ColumnText(12)),
 		Reason:     stmt.ColumnText(13),
 		Selection:  stmt.ColumnText(14),
+		StableName: stmt.ColumnText(15),
 	}
 }
 
@@ -264,6 +268,7 @@ func (r *Registry) DeleteWorktree(ctx context.Context, id int64) error {
 		// right on a connection where they are off.
 		for _, q := range []string{
 			"DELETE FROM services WHERE worktree_id = ?",
+			"DELETE FROM hosts WHERE worktree_id = ?",
 			"DELETE FROM verify_runs WHERE worktree_id = ?",
 			"DELETE FROM worktrees WHERE id = ?",
 		} {

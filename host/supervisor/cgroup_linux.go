@@ -149,6 +149,32 @@ func (c *Cgroups) Remove(project, worktree string) {
 	_ = os.Remove(filepath.Join(c.root, project)) // only when it is empty
 }
 
+// Prune deletes every cgroup under the home's root that is empty, then the
+// root itself when nothing is left in it: at daemon exit, so that a home
+// whose worlds are down or gone leaves no directory behind in the cgroup
+// tree. A cgroup that still holds processes (a world that runs on for the
+// next daemon to adopt) cannot be deleted, and stays; the next daemon
+// makes again what it needs.
+func (c *Cgroups) Prune() {
+	if c == nil {
+		return
+	}
+	projects, _ := os.ReadDir(c.root)
+	for _, p := range projects {
+		if !p.IsDir() {
+			continue
+		}
+		worlds, _ := os.ReadDir(filepath.Join(c.root, p.Name()))
+		for _, w := range worlds {
+			if w.IsDir() {
+				_ = os.Remove(filepath.Join(c.root, p.Name(), w.Name()))
+			}
+		}
+		_ = os.Remove(filepath.Join(c.root, p.Name()))
+	}
+	_ = os.Remove(c.root)
+}
+
 // intoCgroup starts cmd inside the world's cgroup. The returned func closes
 // what it opened once cmd has started.
 func (c *Cgroups) intoCgroup(attr *syscall.SysProcAttr, key Key) (func(), error) {

@@ -27,6 +27,9 @@ func (c *Cgroups) Procs(string, string) []int { return nil }
 // End does nothing here.
 func (c *Cgroups) End(string, string, time.Duration) []int { return nil }
 
+// Prune does nothing here.
+func (c *Cgroups) Prune() {}
+
 // Remove does nothing here.
 func (c *Cgroups) Remove(string, string) {}
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/binkyhq/binky/internal/testlog"
 )
 
 // hang is how long a test waits for something that must happen before it
@@ -126,7 +128,7 @@ var fastPolicy = Policy{Base: time.Millisecond, Cap: 4 * time.Millisecond, Stabl
 func newSup(t *testing.T, rec *recorder, opts Options) *Supervisor {
 	t.Helper()
 	if opts.Logger == nil {
-		opts.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: testWriter{t}})
+		opts.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: testlog.Writer(t)})
 	}
 	if rec != nil {
 		opts.Store = rec
@@ -148,13 +150,6 @@ func stopAll(t *testing.T, s *Supervisor) {
 		_ = s.Stop(ctx, st.Key)
 	}
 	s.Shutdown()
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 // world is a temporary BINKY_HOME (the supervisor reads no environment; the

@@ -16,7 +16,10 @@ import (
 // (see owns), else the attempt fails naming the holder, and the wait goes
 // on — a service that binds late, after another program let go of the
 // port, still becomes healthy. Where the platform cannot tell,
-// listeners.Check passes. The hook is a listeners.Vetter, made once per
+// listeners.Check passes; where it can tell that nothing listens at the
+// address any more (the answer came on a connection kept alive from before
+// the process let go of its listener), the attempt fails. The hook is a
+// listeners.Vetter, made once per
 // run: the holder is looked for among the run's own processes (ownPids)
 // before any other, and a socket found the service's is not vetted again
 // by later probes while it is the one that answers.
@@ -31,7 +34,7 @@ func listenerCheck(spec Spec, r *run) func(netip.AddrPort) error {
 	mine := func(pid int) bool { return r.owns(pid, marker) }
 	v := listeners.NewVetter(mine, func() []int { return ownPids(r) })
 	return func(addr netip.AddrPort) error {
-		err := v.Check(addr)
+		err := v.CheckListening(addr)
 		var fe *listeners.ForeignError
 		if !errors.As(err, &fe) || fe.Pid != os.Getpid() {
 			return err
@@ -39,7 +42,7 @@ func listenerCheck(spec Spec, r *run) func(netip.AddrPort) error {
 		if port <= 0 || port == int(addr.Port()) {
 			return nil
 		}
-		return v.Check(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port)))
+		return v.CheckListening(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port)))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // cgroupOf is pid's cgroup v2 path ("/binky/…"), from the "0::" line of
@@ -30,7 +31,7 @@ func cgroupOf(pid int) string {
 // hasMarker reports whether pid is alive and its environment carries
 // MarkerEnv=value exactly.
 func hasMarker(pid int, value string) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	env, err := readEnviron(pid)
 	if err != nil {
 		return false
 	}
@@ -40,6 +41,28 @@ func hasMarker(pid int, value string) bool {
 	}
 	st, err := readStat(pid)
 	return err == nil && !st.dead()
+}
+
+// readEnviron reads pid's environment. A process caught inside its exec
+// reads empty for a moment: its parent has been told the exec went
+// through (os/exec's Start has returned) before the kernel has laid out
+// the new program's environment. An empty read of a live process is
+// read again, with waits doubling from 50 µs, for about 50 ms at most,
+// before it is taken for a process without an environment.
+func readEnviron(pid int) ([]byte, error) {
+	path := "/proc/" + strconv.Itoa(pid) + "/environ"
+	wait := 50 * time.Microsecond
+	for i := 0; ; i++ {
+		env, err := os.ReadFile(path)
+		if err != nil || len(env) > 0 || i == 10 {
+			return env, err
+		}
+		if st, err := readStat(pid); err != nil || st.dead() {
+			return env, nil
+		}
+		time.Sleep(wait)
+		wait *= 2
+	}
 }
 
 // maxOwnPids bounds how many processes ownPids lists: past it the

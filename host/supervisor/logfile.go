@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/binkyhq/binky/host/internal/shareopen"
 )
 
 // Log rolling: at each (re)start, and while the service runs (see
@@ -75,7 +77,7 @@ func openLog(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create log directory for %s: %w", path, err)
 	}
-	f, err := openShared(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := shareopen.Open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open log %s: %w", path, err)
 	}

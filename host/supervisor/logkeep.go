@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/binkyhq/binky/host/internal/shareopen"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -126,7 +127,7 @@ func (k *logKeeper) check(path string) error {
 
 // appendMark records that the log's first size bytes were written by at.
 func appendMark(path string, size int64, at time.Time) error {
-	f, err := openShared(path+indexSuffix, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := shareopen.Open(path+indexSuffix, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("mark log %s: %w", path, err)
 	}
@@ -154,7 +155,7 @@ func (k *logKeeper) rollRunning(path string) error {
 	if err := shiftGenerations(path, 1); err != nil {
 		return err
 	}
-	src, err := openShared(path, os.O_RDWR, 0)
+	src, err := shareopen.Open(path, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("roll log %s: %w", path, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/binkyhq/binky/host/internal/shareopen"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -76,7 +77,7 @@ const readChunk = 64 << 10
 // backwards so a large log costs what is returned. limit >= 0 reads only the
 // file's first limit bytes.
 func tailFile(path string, n int, limit int64) ([]string, error) {
-	f, err := openShared(path, os.O_RDONLY, 0)
+	f, err := shareopen.Open(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -208,7 +209,7 @@ type follower struct {
 
 // open opens the current log, if there is one, and starts at its end.
 func (fl *follower) open() error {
-	f, err := openShared(fl.path, os.O_RDONLY, 0)
+	f, err := shareopen.Open(fl.path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -236,7 +237,7 @@ func (fl *follower) closeFile() {
 // its start.
 func (fl *follower) poll() error {
 	if fl.f == nil {
-		f, err := openShared(fl.path, os.O_RDONLY, 0)
+		f, err := shareopen.Open(fl.path, os.O_RDONLY, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/binkyhq/binky/host/internal/shareopen"
 )
 
 // Line is one line of a service log and when it was written: exact for
@@ -49,7 +51,7 @@ func readLogLines(path string, n int, since time.Time, curLimit int64) ([]Line, 
 // datedLines reads one log file with the times of its lines, keeping those
 // at or after since; older says that lines before since were dropped.
 func datedLines(path string, limit int64, since time.Time) (lines []Line, older bool, err error) {
-	f, err := openShared(path, os.O_RDONLY, 0)
+	f, err := shareopen.Open(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -124,7 +126,7 @@ type mark struct {
 // the order written. A missing or unreadable index is no marks; a line that
 // does not parse, or goes back in offset or time, is skipped.
 func readMarks(path string) []mark {
-	f, err := openShared(path, os.O_RDONLY, 0)
+	f, err := shareopen.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/binkyhq/binky/host/health"
@@ -19,22 +20,20 @@ const (
 	DefaultUnhealthyAfter = 3
 )
 
-// monitorHealth repeats spec's probe against run r for as long as r is the
-// unit's current run and the supervisor lives. After UnhealthyAfter
+// monitorHealth repeats spec's probe against run r, at every round of the
+// supervisor's beat, for as long as r is the unit's current run and the
+// supervisor lives. After UnhealthyAfter
 // failures in a row the service turns unhealthy, with a reason that says
 // which probe failed, how, and for how long ("unhealthy: GET …: 503 for
 // 40s", updated on every failure); the first probe that passes again turns
 // it back to running. Both turns are events. sick says the service is
 // unhealthy already (its start-up wait gave up).
-func (s *Supervisor) monitorHealth(u *unit, spec Spec, r *run, sick bool) {
-	if spec.Health == nil {
-		return
-	}
+// pr is the run's Prober and owner its listener check (listenerCheck),
+// both from its start-up wait; pr is closed when the monitor ends.
+func (s *Supervisor) monitorHealth(u *unit, spec Spec, r *run, pr *health.Prober, owner func(netip.AddrPort) error, sick bool) {
 	probe := *spec.Health
-	owner := listenerCheck(spec, r)
 	go func() {
-		tick := time.NewTicker(s.healthEvery)
-		defer tick.Stop()
+		defer pr.Close()
 		failures := 0
 		var since time.Time
 		for {
@@ -43,9 +42,9 @@ func (s *Supervisor) monitorHealth(u *unit, spec Spec, r *run, sick bool) {
 				return
 			case <-r.exited:
 				return
-			case <-tick.C:
+			case <-s.nextBeat():
 			}
-			err := health.CheckWith(s.ctx, probe, health.Options{Owner: owner})
+			err := pr.Check(s.ctx, health.Options{Owner: owner})
 			if s.ctx.Err() != nil || r.hasExited() {
 				return
 			}
@@ -81,6 +80,35 @@ func (s *Supervisor) monitorHealth(u *unit, spec Spec, r *run, sick bool) {
 			}
 		}
 	}()
+}
+
+// beat closes the round's channel every healthEvery, which wakes every
+// monitor at once: one timer for all the services' periodic probes, so an
+// idle daemon wakes once a round (then probes them side by side) instead
+// of once a service, each wake-up costing the runtime and the kernel more
+// than a probe of a loopback port does. A service's first periodic probe
+// comes at the first round after its start-up wait, within healthEvery.
+func (s *Supervisor) beat() {
+	t := time.NewTicker(s.healthEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.beatMu.Lock()
+		close(s.beatCh)
+		s.beatCh = make(chan struct{})
+		s.beatMu.Unlock()
+	}
+}
+
+// nextBeat is closed at the next round of periodic probes.
+func (s *Supervisor) nextBeat() <-chan struct{} {
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	return s.beatCh
 }
 
 // setHealth moves u to state to with reason while r is still its running run;

@@ -74,8 +74,13 @@ func TestLogRollsWhileRunning(t *testing.T) {
 	w := newWorld(t)
 	rec := newRecorder()
 	s := newSup(t, rec, Options{Logs: LogOptions{RollSize: bound, CheckEvery: 20 * time.Millisecond}})
-	// One write per line (echo), so a roll never splits a line.
-	spec := w.spec("api", `i=0; while :; do i=$((i+1)); echo $(printf %010d $i); done`)
+	// The test binary writes the lines (TestHelperLines): one write per
+	// line, so a roll never splits one, at a pace that neither waits on
+	// the machine's fork rate (a shell's $(…) per line wrote 300 lines a
+	// second on a busy VM, too few to roll in time) nor outruns the
+	// keeper's checks.
+	spec := w.spec("api", `exec "$BINKY_SUP_TEST_BIN" -test.run='^TestHelperLines$'`)
+	spec.Env = append(spec.Env, "BINKY_SUP_TEST_BIN="+os.Args[0], "BINKY_SUP_LINES=1")
 	if err := s.Start(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +143,24 @@ func TestLogRollsWhileRunning(t *testing.T) {
 	for i, l := range all {
 		if l.Time.IsZero() || (i > 0 && l.Time.Before(all[i-1].Time)) {
 			t.Fatalf("line %d (%q) dated %v after %v", i, l.Text, l.Time, all[i-1].Time)
+		}
+	}
+}
+
+// TestHelperLines is the service of TestLogRollsWhileRunning: numbered
+// 10-digit lines on stdout, one write each, five at a time with a
+// millisecond's pause (at most about 5,000 a second), until it is
+// stopped.
+func TestHelperLines(t *testing.T) {
+	if os.Getenv("BINKY_SUP_LINES") == "" {
+		t.Skip("helper process for TestLogRollsWhileRunning")
+	}
+	for i := 1; ; i++ {
+		if _, err := fmt.Fprintf(os.Stdout, "%010d\n", i); err != nil {
+			os.Exit(1)
+		}
+		if i%5 == 0 {
+			time.Sleep(time.Millisecond)
 		}
 	}
 }

@@ -180,11 +180,17 @@ func (s *Supervisor) watchHealth(u *unit, spec Spec, r *run) {
 		return
 	}
 	go func() {
+		// One Prober for the run's probes, its start-up wait and the
+		// monitor's: an http probe keeps its connection to this process
+		// alive between attempts. A restart is a new run with a new Prober.
+		pr := health.NewProber(*spec.Health)
 		// Only the service's own listener counts: a probe answered by
 		// another program on its port (another home's world) is not health.
-		err := health.WaitWith(s.ctx, *spec.Health, health.Options{Alive: r.alive, Owner: listenerCheck(spec, r)})
+		owner := listenerCheck(spec, r)
+		err := pr.Wait(s.ctx, health.Options{Alive: r.alive, Owner: owner})
 		r.healthErr = err
 		if s.ctx.Err() != nil {
+			pr.Close()
 			close(r.healthDone)
 			return
 		}
@@ -201,12 +207,13 @@ func (s *Supervisor) watchHealth(u *unit, spec Spec, r *run) {
 		s.mu.Unlock()
 		close(r.healthDone)
 		if !current {
+			pr.Close()
 			return
 		}
 		// The probe goes on while the service runs, healthy or not: a
 		// service that gave up at start may still come good, and one that
 		// was healthy may stop answering.
-		s.monitorHealth(u, spec, r, err != nil)
+		s.monitorHealth(u, spec, r, pr, owner, err != nil)
 		if err == nil {
 			s.emit(Event{Name: EventHealthy, Key: spec.Key, Pid: r.pid})
 			return

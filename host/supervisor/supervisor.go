@@ -67,6 +67,12 @@ type Supervisor struct {
 	mu     sync.Mutex
 	units  map[Key]*unit
 	closed bool
+
+	// The periodic health probes of every service go on one clock
+	// (monitor.go: beat), so the daemon wakes once a round, not once a
+	// service.
+	beatMu sync.Mutex
+	beatCh chan struct{} // closed at the next round
 }
 
 // unit is one service and the runner goroutine that owns it while active.
@@ -113,8 +119,10 @@ func New(opts Options) *Supervisor {
 		policy: opts.Policy.withDefaults(), debounce: opts.Debounce, jitter: jitter, cgroups: opts.Cgroups,
 		logs: newLogKeeper(opts.Logs),
 		ctx:  ctx, cancel: cancel, units: map[Key]*unit{},
+		beatCh: make(chan struct{}),
 	}
 	go s.keepLogs()
+	go s.beat()
 	return s
 }
 
@@ -346,6 +354,7 @@ func (s *Supervisor) Shutdown() {
 	for _, d := range dones {
 		<-d
 	}
+	s.cgroups.Prune()
 }
 
 func (s *Supervisor) emit(ev Event) {

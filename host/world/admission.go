@@ -50,6 +50,7 @@ func (e *Engine) StartAdmission(ctx context.Context, adm *admission.Controller, 
 			adm.Hold(key, rec.State == state.WorldSuspended)
 			if cfg, err := e.Config(rec); err == nil {
 				adm.SetIdle(key, cfg.Project.IdleSuspend)
+				e.armAdopted(rec, cfg)
 			}
 		}
 	}
@@ -176,6 +177,13 @@ func (e *Engine) SuspendKey(key string) error {
 func (e *Engine) ResumeKey(key string) error {
 	project, wt := admission.SplitKey(key)
 	return e.Resume(context.Background(), project, wt)
+}
+
+// ActivityKey is the controller's Activity hook: the proxied connections
+// open to the world of key, and when the last closed (Routes.Activity).
+func (e *Engine) ActivityKey(key string) (open int, ended time.Time) {
+	project, wt := admission.SplitKey(key)
+	return e.routes.Activity(project, wt, "")
 }
 
 // LiveKey is the controller's Live hook: whether the world of key has a

@@ -116,9 +116,16 @@ func (e *Engine) apply(ctx context.Context, s Progress, o *observed, p lifecycle
 		return nil, err
 	}
 	coords := w.coords()
+	waits := map[string]bool{}
+	for _, st := range p.Wait {
+		waits[st.Service] = true
+	}
 	if err := startLevels(cfg, func(name string) error {
 		if !e.wantsStart(o, name) {
 			return nil
+		}
+		if waits[name] {
+			return e.parkService(ctx, s, w, rec, cfg.Services[name], coords)
 		}
 		return e.startService(ctx, s, w, rec, cfg.Services[name], coords)
 	}); err != nil {
@@ -356,5 +363,20 @@ func (e *Engine) dryRun(ctx context.Context, a api.UpArgs, mainCfg *config.Confi
 // noop reports whether an up of the observed world has nothing to do: it
 // is up, the plan changes nothing, and everything of it runs.
 func (e *Engine) noop(ctx context.Context, o *observed, p lifecycle.Plan) bool {
-	return o.rec.State == state.WorldUp && p.Empty() && o.sel.sel.Encode() == o.rec.Selection && e.allRunning(ctx, o.cfg, o.rec, o.sel)
+	return o.rec.State == state.WorldUp && p.Empty() && o.sel.sel.Encode() == o.rec.Selection && e.allRunning(ctx, o.cfg, o.rec, o.sel) &&
+		e.waitsRecorded(o, p)
+}
+
+// waitsRecorded reports whether each wake service the plan leaves
+// waiting is recorded with its run as binky.toml makes it now (else apply
+// records it again).
+func (e *Engine) waitsRecorded(o *observed, p lifecycle.Plan) bool {
+	coords := o.w.coords()
+	for _, st := range p.Wait {
+		sv := o.svcs[st.Service]
+		if sv == nil || sv.Spec == "" || sv.SpecHash != e.specHash(o.w, o.rec, o.cfg.Services[st.Service], coords) {
+			return false
+		}
+	}
+	return true
 }

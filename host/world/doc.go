@@ -9,7 +9,9 @@
 // own start loop), admission as the worlds live it (admission.go: the
 // controller the daemon hands over with StartAdmission; admit, step 3 of
 // up; the controller's hooks; binky reserve as Reserve), the proxy's
-// waker (Waker, waker.go) and its route table (Routes, routes.go). Its Engine holds the registry, the port allocator, the
+// waker (Waker, waker.go), the start of one wake = true service on its
+// first request and its idle stop (WakeService, wakeservice.go) and the
+// route table (Routes, routes.go). Its Engine holds the registry, the port allocator, the
 // adapter host (through the consumer interface Adapters, adapters.go) and
 // the supervisor, which it hands to nobody. Its operations are typed
 // methods — Up(ctx, api.UpArgs, Progress) (*api.World, error), Down,

@@ -128,6 +128,7 @@ func (e *Engine) stopWorld(ctx context.Context, s Progress, rec *registry.Worktr
 	e.routes.Refresh(ctx)
 	e.events.Emit(events.Event{Event: events.DownDone, Project: rec.Project, Worktree: rec.Name})
 	e.released(rec.Project, rec.Name) // admits the next queued world
+	e.woken.forget(rec.Project, rec.Name)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/binkyhq/binky/host/admission"
+	"github.com/binkyhq/binky/host/browserlog"
 	"github.com/binkyhq/binky/host/ports"
 	"github.com/binkyhq/binky/host/redact"
 	"github.com/binkyhq/binky/host/registry"
@@ -23,6 +24,7 @@ import (
 // daemon reaches the processes through the engine's methods (Suspend,
 // Resume, WakeStart, ServiceState, Shutdown).
 type Engine struct {
+	browser browserlog.Store // the worlds' browser logs (browser.go)
 	home    string
 	homeID  string
 	log     hclog.Logger
@@ -54,6 +56,10 @@ type Engine struct {
 	verifies  KeyedLocks[sync.Mutex] // project/worktree → one verify of a world at a time
 
 	cost costs // what each world costs: readings kept between statuses (cost.go)
+
+	woken wokenSet // the idle timers of woken wake services (wakeservice.go)
+
+	user string // the home owner's user name: {user} in hostname templates
 }
 
 // Options is what an Engine is built from. Every field is required except
@@ -87,7 +93,7 @@ func New(o Options) *Engine {
 	e := &Engine{
 		home: o.Home, homeID: o.HomeID, log: o.Logger, redact: o.Redact,
 		reg: o.Registry, ports: o.Ports, adapter: o.Adapters, cgroups: o.Cgroups, admOff: o.AdmissionOff,
-		events: o.Events, routes: o.Routes,
+		events: o.Events, routes: o.Routes, user: userName(),
 	}
 	if e.events == nil {
 		e.events = NoEvents{}

@@ -57,3 +57,16 @@ func call[A any](f *fixture, ctx context.Context, op func(context.Context, A, Pr
 	f.said = buf.String()
 	return w, err
 }
+
+// upAlongside brings a world up beside other operations running at once:
+// what it wrote is returned, not kept in f.said.
+func (f *fixture) upAlongside(ctx context.Context, a api.UpArgs) (*api.World, string, error) {
+	var buf bytes.Buffer
+	w, err := f.e.Up(ctx, a, NewStream(&buf, nil))
+	return w, buf.String(), err
+}
+
+// run runs one command in a world (binky run), its caller s.
+func (f *fixture) run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunResult, error) {
+	return f.e.Run(ctx, a, s)
+}

@@ -13,7 +13,7 @@ import (
 // Exposed computes the expose set of a recorded world, with the direct
 // address of each exposed service that listens on a port of its block.
 func (e *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvResult, error) {
-	res := api.EnvResult{Project: rec.Project, Worktree: rec.Name}
+	res := api.EnvResult{Project: rec.Project, Worktree: rec.Name, StableName: rec.StableName}
 	cfg, err := e.worldConfig(rec)
 	if err != nil {
 		return res, err
@@ -24,10 +24,13 @@ func (e *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvRe
 	}
 	plan := w.plan
 	res.Env, res.Order = w.exposed(w.coords())
-	e.leaveOutNotRunning(cfg, rec, &res)
+	e.leaveOutNotRunning(ctx, cfg, rec, &res)
 	for _, name := range res.Order {
 		if _, running := res.Env[name]; !running {
 			continue
+		}
+		if _, waits := res.Waiting[name]; waits {
+			continue // nothing listens on its port before its first request
 		}
 		if svc, ok := cfg.Services[name]; ok && !svc.IsAdapter() {
 			if p := firstPort(cfg, name, plan); p > 0 {
@@ -44,9 +47,11 @@ func (e *Engine) Exposed(ctx context.Context, rec *registry.Worktree) (api.EnvRe
 // leaveOutNotRunning takes out of res.Env each exposed service that does
 // not run while the world is up, naming it in res.NotRunning with why
 // instead: one its selection leaves out, a cmd service whose process is
-// not live (stopped by the user, ended). A world that is not up keeps
-// every coordinate: they are fixed, and the CLI warns for the world.
-func (e *Engine) leaveOutNotRunning(cfg *config.Config, rec *registry.Worktree, res *api.EnvResult) {
+// not live (stopped by the user, ended). A wake service that waits for
+// its first request keeps its proxied URL (a request to it starts it),
+// named in res.Waiting. A world that is not up keeps every coordinate:
+// they are fixed, and the CLI warns for the world.
+func (e *Engine) leaveOutNotRunning(ctx context.Context, cfg *config.Config, rec *registry.Worktree, res *api.EnvResult) {
 	sel := selectionOf(cfg, rec.Selection)
 	serving := rec.State.Serving()
 	for _, name := range res.Order {
@@ -60,6 +65,15 @@ func (e *Engine) leaveOutNotRunning(cfg *config.Config, rec *registry.Worktree, 
 			why = sel.why
 		case serving && !svc.IsAdapter():
 			st, known := e.sup.State(e.SupKey(rec.Project, rec.Name, name))
+			if svc.Wake && (!known || !st.State.Live()) {
+				if sv, err := e.reg.Service(ctx, rec.ID, name); err == nil && e.waiting(cfg, rec, sv) {
+					if res.Waiting == nil {
+						res.Waiting = map[string]string{}
+					}
+					res.Waiting[name] = WaitsForRequest
+					continue
+				}
+			}
 			switch {
 			case !known:
 				why = "not running"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,6 +179,9 @@ type fakeDaemon struct {
 	mu     sync.Mutex
 	events []events.Event
 	routes int // route refreshes asked
+	// What Activity says, by project/worktree/service.
+	open  map[string]int
+	ended map[string]time.Time
 }
 
 // eventNames is the names of the events emitted so far, in order.
@@ -204,6 +208,35 @@ func (d *fakeDaemon) Emit(e events.Event) {
 
 func (d *fakeDaemon) Refresh(context.Context) { d.mu.Lock(); d.routes++; d.mu.Unlock() }
 func (d *fakeDaemon) RefreshAsync()           { d.mu.Lock(); d.routes++; d.mu.Unlock() }
+
+// Activity is what the test set in d.open and d.ended for a service
+// (key project/worktree/service), summed over a world's for service "".
+func (d *fakeDaemon) Activity(project, worktree, service string) (open int, ended time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for k, n := range d.open {
+		if k == wokenKey(project, worktree, service) || (service == "" && strings.HasPrefix(k, project+"/"+worktree+"/")) {
+			open += n
+		}
+	}
+	for k, t := range d.ended {
+		if (k == wokenKey(project, worktree, service) || (service == "" && strings.HasPrefix(k, project+"/"+worktree+"/"))) && t.After(ended) {
+			ended = t
+		}
+	}
+	return open, ended
+}
+
+// setActivity sets what Activity says of one service.
+func (d *fakeDaemon) setActivity(project, worktree, service string, open int, ended time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.open == nil {
+		d.open, d.ended = map[string]int{}, map[string]time.Time{}
+	}
+	k := wokenKey(project, worktree, service)
+	d.open[k], d.ended[k] = open, ended
+}
 
 func (d *fakeDaemon) URLFor(cfg *config.Config) func(string) string {
 	if cfg.Project.HTTPS {

@@ -165,7 +165,7 @@ func (e *Engine) wanted(o *observed) []lifecycle.Service {
 				continue
 			}
 			svc := o.cfg.Services[name]
-			s := lifecycle.Service{Name: name, Cmd: !svc.IsAdapter(), DependsOn: svc.DependsOn}
+			s := lifecycle.Service{Name: name, Cmd: !svc.IsAdapter(), DependsOn: svc.DependsOn, Wake: svc.Wake}
 			if s.Cmd {
 				s.Hash = e.specHash(o.w, o.rec, svc, coords)
 				s.Uses = slicesUsed(o.cfg, svc)

@@ -64,6 +64,15 @@ func (e *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*a
 	if err != nil {
 		return nil, err
 	}
+	// A restart of the whole world leaves a wake service that waits for
+	// its first request waiting (recorded with this run); one named is
+	// started.
+	waits := map[string]bool{}
+	for _, name := range order {
+		if st, ok := e.sup.State(e.SupKey(rec.Project, rec.Name, name)); len(a.Services) == 0 && cfg.Services[name].Wake && (!ok || !st.State.Live()) {
+			waits[name] = true
+		}
+	}
 	for _, name := range slices.Backward(order) {
 		s.Progress("stop", name, "restart")
 		if err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, name)); err != nil {
@@ -77,7 +86,11 @@ func (e *Engine) Restart(ctx context.Context, a api.RestartArgs, s Progress) (*a
 				return nil, api.Errorf(api.CodeFailed, "record that %s is started again: %w", name, err)
 			}
 		}
-		if err := e.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
+		start := e.startService
+		if waits[name] {
+			start = e.parkService
+		}
+		if err := start(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
 			return nil, err
 		}
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // Routes is the proxy's table as the worlds make it: every url service of
-// every recorded world, on its proxied hostname, with its live state (the
+// every recorded world, on the hostname its last up claimed (hostName for
+// a world recorded before names were claimed), with its live state (the
 // daemon hands it to proxy.Set).
 func (e *Engine) Routes(ctx context.Context) ([]proxy.Route, error) {
 	recs, err := e.reg.Worktrees(ctx)
@@ -26,6 +27,17 @@ func (e *Engine) Routes(ctx context.Context) ([]proxy.Route, error) {
 			continue
 		}
 		cfg, cfgErr := e.Config(rec)
+		// The names its last up claimed: a template edited since is not
+		// served until up claims its names (another world may hold
+		// them). A world no up of this binky claimed names for has none.
+		held, err := e.reg.Hosts(ctx, rec.ID)
+		if err != nil {
+			continue
+		}
+		claimed := make(map[string]string, len(held))
+		for h, svc := range held {
+			claimed[svc] = h
+		}
 		for _, sv := range svcs {
 			if sv.Kind != registry.KindCmd || sv.URL == "" || cfgErr != nil {
 				continue
@@ -42,11 +54,23 @@ func (e *Engine) Routes(ctx context.Context) ([]proxy.Route, error) {
 			if rec.State == state.WorldSuspended {
 				meets = proxy.StateSuspended
 			}
+			meets = e.wakeRoute(cfg, rec, sv, meets)
+			host, ok := claimed[sv.Name]
+			if !ok && len(held) > 0 {
+				continue // its url came after the world's last up
+			}
+			if !ok {
+				if host, err = e.hostName(cfg, rec, sv.Name); err != nil {
+					e.log.Warn("route not added", "project", rec.Project, "worktree", rec.Name, "service", sv.Name, "error", err)
+					continue
+				}
+			}
 			routes = append(routes, proxy.Route{
-				Host:    names.Host(c.URL, rec.Name, rec.Project),
+				Host:    host,
 				Target:  "127.0.0.1:" + strconv.Itoa(port),
 				State:   meets,
 				Project: rec.Project, Worktree: rec.Name, Service: sv.Name,
+				BrowserLogs: cfg.Agents.BrowserLogs,
 			})
 		}
 	}
@@ -69,9 +93,39 @@ func routeState(s state.Service) proxy.RouteState {
 }
 
 // hostOf maps a service of the recorded world rec onto its proxied
-// hostname.
+// hostname (hostName); a name the template cannot make (up refuses such a
+// world) falls back to the default one.
 func (e *Engine) hostOf(cfg *config.Config, rec *registry.Worktree) func(string) string {
 	return func(svc string) string {
-		return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project)
+		h, err := e.hostName(cfg, rec, svc)
+		if err != nil {
+			return names.Host(cfg.Services[svc].URL, rec.Name, rec.Project)
+		}
+		return h
 	}
+}
+
+// hostName is the proxied hostname of the url service svc of the recorded
+// world rec: the service's host template, else the project's hostname
+// template (names.DefaultHostTemplate when unset), under the project's
+// apex, with the world's stable name in place of its worktree name when it
+// was handed one. With neither template nor apex set it is
+// names.Host(url, worktree, project), as it always was.
+func (e *Engine) hostName(cfg *config.Config, rec *registry.Worktree, svc string) (string, error) {
+	c := cfg.Services[svc]
+	tmpl := cfg.Project.Hostname
+	if c.Host != "" {
+		tmpl = c.Host
+	}
+	wt := rec.Name
+	if rec.StableName != "" {
+		wt = rec.StableName
+	}
+	branch := rec.Branch
+	if branch == "" {
+		branch = rec.Name // a detached HEAD: {branch} is the world's own name
+	}
+	return names.HostFrom(tmpl, cfg.Project.Apex, names.HostVars{
+		Service: c.URL, Worktree: wt, Branch: branch, Project: rec.Project, User: e.user,
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/binkyhq/binky/host/admission"
@@ -74,7 +75,7 @@ func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 		// before: one that does not outlive the daemon.
 		e.log.Warn("binky run not journaled: it ends with the daemon", "error", err)
 	}
-	release, waited, err := e.jobPlace(cctx, s, rec, cfg)
+	release, waited, err := e.jobPlace(cctx, s, rec.Project, e.jobLimits(ctx, rec, cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -102,11 +103,24 @@ func (e *Engine) Run(ctx context.Context, a api.RunArgs, s Progress) (*api.RunRe
 	}, nil
 }
 
-// jobPlace waits in the jobs queue for a place for one command of rec's
-// world (binky run, a verify check), reporting its position and reason as
+// jobLimits are what one command of rec's world (binky run, a verify
+// check) is counted for in the jobs queue under cfg: its project's bounds,
+// and its connections on each server of the world's slices. With no cfg
+// (unreadable) it has no bounds of its own and the default connections.
+func (e *Engine) jobLimits(ctx context.Context, rec *registry.Worktree, cfg *config.Config) admission.JobLimits {
+	lim := admission.JobLimits{Servers: e.jobServers(ctx, rec), Connections: config.DefaultJobConnections}
+	if cfg != nil {
+		lim.Jobs, lim.RAMReserve, lim.ConnBound = cfg.Project.Jobs, cfg.Project.RAMReserve, cfg.Project.Connections
+		lim.Connections = cmp.Or(cfg.Project.JobConnections, config.DefaultJobConnections)
+	}
+	return lim
+}
+
+// jobPlace waits in the jobs queue for a place for one command of
+// project under lim (jobLimits), reporting its position and reason as
 // progress. It returns the release to call once the command ends, and how
 // long it waited.
-func (e *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktree, cfg *config.Config) (func(), time.Duration, error) {
+func (e *Engine) jobPlace(ctx context.Context, s Progress, project string, lim admission.JobLimits) (func(), time.Duration, error) {
 	if e.adm == nil || e.admOff {
 		return func() {}, 0, nil
 	}
@@ -114,9 +128,7 @@ func (e *Engine) jobPlace(ctx context.Context, s Progress, rec *registry.Worktre
 	defer cancel()
 	start := time.Now()
 	queued := false
-	lim := admission.JobLimits{Jobs: cfg.Project.Jobs, RAMReserve: cfg.Project.RAMReserve, ConnBound: cfg.Project.Connections}
-	lim.Servers, lim.Connections = e.jobServers(ctx, rec), cmp.Or(cfg.Project.JobConnections, config.DefaultJobConnections)
-	release, err := e.adm.Job(wctx, rec.Project, lim, func(w admission.Wait) {
+	release, err := e.adm.Job(wctx, project, lim, func(w admission.Wait) {
 		queued = true
 		s.Progress("queued", "", fmt.Sprintf("position %d: %s", w.Position, w.Reason))
 	})
@@ -224,13 +236,16 @@ func feedStdin(inputs <-chan api.Input, w io.WriteCloser, resize func(api.Winsiz
 // daemon restart (runs.go). A caller that hangs up while it waits leaves
 // the queue; a daemon that stops keeps its place for the next one.
 func (e *Engine) runSupervised(ctx, cctx context.Context, a api.RunArgs, rec *registry.Worktree, cfg *config.Config, env []string, s Progress) (*api.RunResult, error) {
-	r := &runRecord{ID: newRunID(), Seq: time.Now().UnixNano(), Args: a, Project: rec.Project, World: rec.Name, State: runQueued}
+	// What it is counted for goes in the journal with it: the daemon that
+	// takes it over counts it for the same (resumeRun, adoptRun).
+	lim := e.jobLimits(ctx, rec, cfg)
+	r := &runRecord{ID: newRunID(), Seq: time.Now().UnixNano(), Args: a, Project: rec.Project, World: rec.Name, State: runQueued, Limits: &lim}
 	r.Args.Name, r.Args.Project = rec.Name, rec.Project
 	if err := e.saveRun(r); err != nil {
 		return nil, fmt.Errorf("%w: %w", errNoJournal, err)
 	}
 	s.Progress(api.ProgressRunID, "", r.ID)
-	release, waited, err := e.jobPlace(cctx, s, rec, cfg)
+	release, waited, err := e.jobPlace(cctx, s, rec.Project, lim)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.State, r.NotStarted = runDone, "its caller left the queue"
@@ -238,8 +253,12 @@ func (e *Engine) runSupervised(ctx, cctx context.Context, a api.RunArgs, rec *re
 		}
 		return nil, err
 	}
+	// The place goes back the moment the command ends (runJournaled),
+	// before its output is streamed and its end recorded; here at the
+	// latest.
+	release = sync.OnceFunc(release)
 	defer release()
-	res, err := e.runJournaled(ctx, cctx, r, rec, env, waited, s)
+	res, err := e.runJournaled(ctx, cctx, r, rec, env, waited, s, release)
 	e.forgetRun(r.ID, err, s)
 	return res, err
 }

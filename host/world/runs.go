@@ -18,6 +18,7 @@ import (
 
 	"github.com/binkyhq/binky/host/admission"
 	"github.com/binkyhq/binky/host/api"
+	"github.com/binkyhq/binky/host/internal/shareopen"
 	"github.com/binkyhq/binky/host/registry"
 	"github.com/binkyhq/binky/host/supervisor"
 )
@@ -52,6 +53,10 @@ type runRecord struct {
 	Result  *api.RunResult `json:"result,omitempty"`
 	// NotStarted says why a run that was queued never ran.
 	NotStarted string `json:"not_started,omitempty"`
+	// Limits are what the jobs queue counts the run for (its project's
+	// bounds, its connections on each of its world's servers), as when it
+	// first queued; absent in a journal an older binky wrote (runLimits).
+	Limits *admission.JobLimits `json:"limits,omitempty"`
 }
 
 func (e *Engine) runsDir() string { return filepath.Join(e.home, "runs") }
@@ -75,7 +80,9 @@ func (e *Engine) saveRun(r *runRecord) error {
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return fmt.Errorf("journal run %s: %w", r.ID, err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, "run.json")); err != nil {
+	// A follower reads run.json every tick: on Windows the rename waits
+	// for its handle (shareopen.Replace) instead of losing the record.
+	if err := shareopen.Replace(tmp, filepath.Join(dir, "run.json")); err != nil {
 		return fmt.Errorf("journal run %s: %w", r.ID, err)
 	}
 	return nil
@@ -129,11 +136,13 @@ func (e *Engine) runMarker(r *runRecord) string {
 func (e *Engine) exitPath(id string) string { return filepath.Join(e.runDir(id), "exit") }
 
 // runEnded reports whether r's command ended, and its exit code (-1 when
-// it was killed before the wrapper could record one).
+// it was killed before the wrapper could record one). The wrapper writes
+// the status and its newline at once: a file without the newline is one
+// it has not finished writing (or was killed writing).
 func (e *Engine) runEnded(r *runRecord) (bool, int) {
 	read := func() (int, bool) {
 		b, err := os.ReadFile(e.exitPath(r.ID))
-		if err != nil {
+		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
 			return 0, false
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
@@ -158,8 +167,11 @@ func (e *Engine) runEnded(r *runRecord) (bool, int) {
 // status by the wrapper), marks it running, streams its output to s until
 // it ends and records how. The command ends early only when the caller
 // hangs up (cctx ends while ctx, the daemon's, does not); a daemon that
-// stops leaves it running for the next one.
-func (e *Engine) runJournaled(ctx, cctx context.Context, r *runRecord, rec *registry.Worktree, env []string, waited time.Duration, s Progress) (*api.RunResult, error) {
+// stops leaves it running for the next one. release (the job place, once
+// only) is called as soon as the daemon reaped the command, or could not
+// start it: the next job in the queue starts while this one's output is
+// still streamed and its end recorded, whatever the pace of its caller.
+func (e *Engine) runJournaled(ctx, cctx context.Context, r *runRecord, rec *registry.Worktree, env []string, waited time.Duration, s Progress, release func()) (*api.RunResult, error) {
 	argv := r.Args.Argv
 	if r.Args.Command != "" {
 		argv = shellArgv(r.Args.Command)
@@ -168,6 +180,7 @@ func (e *Engine) runJournaled(ctx, cctx context.Context, r *runRecord, rec *regi
 	pid, wait, err := startRun(rec.Path, env, argv, e.exitPath(r.ID), filepath.Join(e.runDir(r.ID), "stdout"), filepath.Join(e.runDir(r.ID), "stderr"))
 	start := time.Now()
 	if err != nil {
+		release()
 		r.State = runDone
 		r.Result = &api.RunResult{Project: r.Project, Worktree: r.World, ExitCode: -1, WaitedMS: waited.Milliseconds()}
 		e.saveRun(r)
@@ -178,6 +191,10 @@ func (e *Engine) runJournaled(ctx, cctx context.Context, r *runRecord, rec *regi
 	if err := e.saveRun(r); err != nil {
 		e.log.Warn("journal a running run", "run", r.ID, "error", err)
 	}
+	go func() {
+		<-wait
+		release()
+	}()
 	go func() {
 		select {
 		case <-cctx.Done():
@@ -198,9 +215,14 @@ func (e *Engine) runJournaled(ctx, cctx context.Context, r *runRecord, rec *regi
 // followRun streams run id's output from off to s until it ends, then
 // returns its result, recording it when the journal does not have it yet.
 // reaped, when not nil, closes once the command (the daemon's child) was
-// waited for. A queued run is waited for; one that never started is an
-// error saying why.
+// waited for; without it, the end of a running command is learnt from a
+// pidfd on its wrapper where one can be had (supervisor.ExitOf), else by
+// looking for it at each tick. A queued run is waited for; one that never
+// started is an error saying why.
 func (e *Engine) followRun(ctx context.Context, id string, off [2]int64, s Progress, reaped <-chan struct{}) (*api.RunResult, error) {
+	watched := reaped != nil
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the watch
 	told := false
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -218,6 +240,10 @@ func (e *Engine) followRun(ctx context.Context, id string, off [2]int64, s Progr
 				told = true
 			}
 		default:
+			if !watched && r.State == runRunning {
+				watched = true
+				reaped = supervisor.ExitOf(wctx, r.Pid, e.runMarker(r)) // nil: look at each tick
+			}
 			ended, code := false, 0
 			if r.State == runDone && r.Result != nil {
 				ended, code = true, r.Result.ExitCode
@@ -235,17 +261,21 @@ func (e *Engine) followRun(ctx context.Context, id string, off [2]int64, s Progr
 				return &res, nil
 			}
 		}
+		// A follower that wants only the end (followNoOutput) of a
+		// watched command waits for the watch alone.
+		ticks := tick.C
+		if reaped != nil && off == followNoOutput {
+			ticks = nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil, api.Errorf(api.CodeFailed, "run %s: the daemon is stopping; the command goes on and the next daemon follows it (binky run follows it again): %v", id, context.Cause(ctx))
-		case <-tick.C:
+		case <-ticks:
 		case <-reaped:
-			reaped = closedChan
+			reaped = nil // gone: look at each tick from now on (watched stays)
 		}
 	}
 }
-
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func isClosed(c <-chan struct{}) bool {
 	select {
@@ -311,33 +341,76 @@ func sendOutput(s Progress, name, data string, off int64) {
 }
 
 // ResumeRuns, at daemon start once the admission queue is set, takes over
-// the journaled runs a previous daemon left: a running one holds a job
-// place until it ends (then its end is recorded); a queued one queues
-// again in its order and runs with no caller, followed by whoever comes
-// back (RunArgs.Resume); one whose world is gone is recorded as not
-// started.
+// the journaled runs a previous daemon left: a running one counts at once
+// (its job place and its connections, ahead of every queued one) until it
+// ends, then its end is recorded; a queued one queues again in its order,
+// counted for what it first queued with, and runs with no caller,
+// followed by whoever comes back (RunArgs.Resume); one whose world is gone
+// is recorded as not started.
 func (e *Engine) ResumeRuns(ctx context.Context) {
 	if !supervisedRuns {
 		return
 	}
-	for _, r := range e.journaledRuns() {
-		switch r.State {
-		case runRunning:
-			if ended, _ := e.runEnded(r); ended {
-				e.followRun(ctx, r.ID, [2]int64{1 << 62, 1 << 62}, NoProgress{}, nil)
-				continue
-			}
-			e.resumeRun(ctx, r)
-		case runQueued:
+	runs := e.journaledRuns()
+	for _, r := range runs {
+		if r.State != runRunning {
+			continue
+		}
+		if ended, _ := e.runEnded(r); ended {
+			e.followRun(ctx, r.ID, followNoOutput, NoProgress{}, nil)
+			continue
+		}
+		e.adoptRun(ctx, r)
+	}
+	for _, r := range runs {
+		if r.State == runQueued {
 			e.resumeRun(ctx, r)
 		}
 	}
 }
 
-// resumeRun queues r again (a running one takes its place at once, ahead
-// of every queued one) and returns once it holds its place in the queue,
-// so the next one queues behind it; it runs (or waits for r's command to
-// end) in the background.
+// followNoOutput are the offsets of a follower that wants only the end.
+var followNoOutput = [2]int64{1 << 62, 1 << 62}
+
+// runLimits are what r is counted for in the jobs queue: what it recorded
+// when it first queued. A journal an older binky wrote has none: they are
+// recomputed from the world's config and its slices' recorded servers, as
+// a new run of the world would be counted now (jobLimits); with the
+// world's record gone, the run counts for its job place only (its servers
+// are not known any more).
+func (e *Engine) runLimits(ctx context.Context, r *runRecord, rec *registry.Worktree) admission.JobLimits {
+	if r.Limits != nil {
+		return *r.Limits
+	}
+	if rec == nil {
+		return admission.JobLimits{}
+	}
+	cfg, err := e.worldConfig(rec)
+	if err != nil {
+		cfg = nil
+	}
+	return e.jobLimits(ctx, rec, cfg)
+}
+
+// adoptRun takes over r, a command a previous daemon started that still
+// runs: it counts in the jobs queue at once, for its job place and its
+// connections, until it ends (learnt from a pidfd on its wrapper where
+// there is one, else by polling), then its end is recorded.
+func (e *Engine) adoptRun(ctx context.Context, r *runRecord) {
+	release := func() {}
+	if e.adm != nil && !e.admOff {
+		rec, _ := e.findWorld(ctx, r.Args.WorldRef)
+		release = e.adm.Adopt(r.Project, e.runLimits(ctx, r, rec))
+	}
+	go func() {
+		defer release()
+		e.followRun(ctx, r.ID, followNoOutput, NoProgress{}, nil)
+	}()
+}
+
+// resumeRun queues r, a journaled run that had not started, again and
+// returns once it holds its place in the queue, so the next one queues
+// behind it; it runs in the background.
 func (e *Engine) resumeRun(ctx context.Context, r *runRecord) {
 	notStarted := func(why string) {
 		r.State, r.NotStarted = runDone, why
@@ -345,15 +418,9 @@ func (e *Engine) resumeRun(ctx context.Context, r *runRecord) {
 		e.log.Warn("a journaled run was not started", "run", r.ID, "reason", why)
 	}
 	rec, err := e.findWorld(ctx, r.Args.WorldRef)
-	if err != nil && r.State == runQueued {
+	if err != nil {
 		notStarted(fmt.Sprintf("its world %s/%s is gone: %v", r.Project, r.World, err))
 		return
-	}
-	lim := admission.JobLimits{}
-	if rec != nil {
-		if cfg, err := e.worldConfig(rec); err == nil {
-			lim = admission.JobLimits{Jobs: cfg.Project.Jobs, RAMReserve: cfg.Project.RAMReserve}
-		}
 	}
 	queued := make(chan struct{})
 	var once sync.Once
@@ -362,29 +429,25 @@ func (e *Engine) resumeRun(ctx context.Context, r *runRecord) {
 		start := time.Now()
 		release := func() {}
 		if e.adm != nil && !e.admOff {
-			rel, err := e.adm.Job(ctx, r.Project, lim, func(admission.Wait) { mark() })
+			rel, err := e.adm.Job(ctx, r.Project, e.runLimits(ctx, r, rec), func(admission.Wait) { mark() })
 			mark()
 			if err != nil {
-				if r.State == runQueued && ctx.Err() == nil {
+				if ctx.Err() == nil {
 					notStarted(err.Error())
 				}
 				return
 			}
-			release = rel
+			release = sync.OnceFunc(rel)
 		}
 		mark()
 		defer release()
-		if r.State == runRunning {
-			e.followRun(ctx, r.ID, [2]int64{1 << 62, 1 << 62}, NoProgress{}, nil)
-			return
-		}
 		exposed, err := e.Exposed(ctx, rec)
 		if err != nil {
 			notStarted(fmt.Sprintf("read the environment of %s/%s: %v", r.Project, r.World, err))
 			return
 		}
 		env := verifyEnv(rec, exposed, r.Args.Env, e.home)
-		if _, err := e.runJournaled(ctx, ctx, r, rec, env, time.Since(start), NoProgress{}); err != nil {
+		if _, err := e.runJournaled(ctx, ctx, r, rec, env, time.Since(start), NoProgress{}, release); err != nil {
 			e.log.Warn("a resumed run", "run", r.ID, "error", err)
 		}
 	}()

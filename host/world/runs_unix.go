@@ -15,9 +15,12 @@ import (
 // supervisedRuns says binky run's commands outlive the daemon here.
 const supervisedRuns = true
 
-// runWrapper runs "$@" and writes its exit status to $0 (through a
-// rename: a reader sees all of it or nothing).
-const runWrapper = `"$@"; c=$?; printf '%s\n' "$c" > "$0.tmp" && mv -f "$0.tmp" "$0"; exit "$c"`
+// runWrapper runs "$@" and writes its exit status to $0, with builtins
+// only: no mv to fork between the command's end and the wrapper's, which
+// is when its job place goes back. The line ends in a newline; a reader
+// that finds none (the wrapper was between its open and its write) reads
+// it as not written yet (runEnded).
+const runWrapper = `"$@"; c=$?; printf '%s\n' "$c" > "$0"; exit "$c"`
 
 func shellArgv(command string) []string { return []string{"sh", "-c", command} }
 

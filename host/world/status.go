@@ -43,7 +43,9 @@ func (e *Engine) Status(ctx context.Context, a api.StatusArgs) (*api.StatusResul
 		if err != nil {
 			return nil, err
 		}
-		w.Cost = e.costOf(ctx, rec, marked)
+		if !a.Table {
+			w.Cost = e.costOf(ctx, rec, marked)
+		}
 		res.Worlds = append(res.Worlds, *w)
 	}
 	if a.Name == "" && !a.Here {
@@ -56,6 +58,9 @@ func (e *Engine) Status(ctx context.Context, a api.StatusArgs) (*api.StatusResul
 	res.Home = &api.Home{ID: e.homeID, Dir: e.home}
 	if abs, err := filepath.Abs(e.home); err == nil {
 		res.Home.Dir = abs
+	}
+	if a.Table {
+		res.ForTable()
 	}
 	return res, nil
 }
@@ -81,6 +86,7 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 	order := map[string]int{}
 	adapters := map[string]string{}
 	w.Selection = decodeSelection(rec.Selection).String()
+	w.StableName = rec.StableName
 	var sel selected
 	cfg := memo.config(ctx, rec)
 	if cfg != nil {
@@ -139,6 +145,9 @@ func (e *Engine) statusOf(ctx context.Context, rec *registry.Worktree, memo *sta
 		out.Reason = serviceReason(out, supReason)
 		if sv.Kind == registry.KindCmd && sv.Stopped && !out.State.Live() {
 			out.State, out.Reason, out.LogTail = state.ServiceStopped, StoppedByUser, nil
+		}
+		if sv.Kind == registry.KindCmd && cfg != nil && out.State == state.ServiceStopped && e.waiting(cfg, rec, sv) {
+			wakeStatus(&out)
 		}
 		if _, inCfg := order[sv.Name]; inCfg && !sel.in(sv.Name) {
 			out.LeftOut, out.Reason, out.LogTail = sel.why, "", nil
@@ -338,8 +347,9 @@ func worldState(w *api.World) (state.World, string) {
 			continue
 		}
 		switch {
-		case sv.State == state.ServiceStopped && sv.Reason == StoppedByUser:
-			// binky stop stopped it: the world is as the user wants it.
+		case sv.State == state.ServiceStopped && (sv.Reason == StoppedByUser || sv.Reason == WaitsForRequest):
+			// binky stop stopped it, or it waits for its first request:
+			// the world is as the user wants it.
 		case sv.State.Ended():
 			failed++
 			why = append(why, sv.Name+" "+string(sv.State))

@@ -46,6 +46,7 @@ func (e *Engine) StopServices(ctx context.Context, a api.ServicesArgs, s Progres
 			return nil, api.Errorf(api.CodeFailed, "record that %s is stopped (nothing was stopped): %w", name, err)
 		}
 		s.Progress("stop", name, "")
+		e.woken.drop(rec.Project, rec.Name, name)
 		err := e.sup.Stop(ctx, e.SupKey(rec.Project, rec.Name, name))
 		switch {
 		case err == nil:
@@ -109,6 +110,11 @@ func (e *Engine) StartServices(ctx context.Context, a api.ServicesArgs, s Progre
 		}
 		if err := e.startService(ctx, s, w, rec, cfg.Services[name], coords); err != nil {
 			return nil, err
+		}
+		if c := cfg.Services[name]; c.Wake && c.IdleSuspend > 0 {
+			// As a woken one (and as a restarted daemon arms it): its
+			// idle time counts from this start.
+			e.woken.arm(e, rec.Project, rec.Name, name, c.IdleSuspend, wakeDeps(cfg, name))
 		}
 	}
 	e.routes.Refresh(ctx)

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"time"
 
 	"github.com/binkyhq/binky/host/config"
 	"github.com/binkyhq/binky/host/events"
@@ -30,6 +31,12 @@ type Routes interface {
 	// it. The hostnames are the engine's (names.Host), as is the table
 	// (Engine.Routes).
 	URLFor(cfg *config.Config) func(host string) string
+	// Activity is how many proxied connections to the routes of a world
+	// (one service's when service is not "") are open now, WebSockets
+	// and event streams until they close, and when the last of them
+	// closed (zero: none since the proxy started). The idle checks stop
+	// nothing that has one open, and count its idle time from its close.
+	Activity(project, worktree, service string) (open int, ended time.Time)
 }
 
 // Progress is what an operation tells its caller while it works, and how
@@ -57,6 +64,7 @@ func (NoRoutes) RefreshAsync()           {}
 func (NoRoutes) URLFor(*config.Config) func(string) string {
 	return func(host string) string { return "http://" + host }
 }
+func (NoRoutes) Activity(string, string, string) (int, time.Time) { return 0, time.Time{} }
 
 // NoProgress tells nobody; its caller never leaves.
 type NoProgress struct{}

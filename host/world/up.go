@@ -83,6 +83,7 @@ func (e *Engine) Up(ctx context.Context, a api.UpArgs, s Progress) (_ *api.World
 	if !e.admOff {
 		e.adm.SetIdle(key, cfg.Project.IdleSuspend)
 	}
+	e.markBrowserUp(cfg, project, wtName)
 	e.events.Emit(events.Event{Event: events.UpDone, Project: project, Worktree: wtName})
 	return w, nil
 }
@@ -114,7 +115,10 @@ func (e *Engine) converge(ctx context.Context, s Progress, t *upTarget, a api.Up
 	var p lifecycle.Plan
 	if o == nil {
 		// A new world (or one that could not be observed before it was
-		// recorded): all of it is planned now.
+		// recorded): named, then all of it is planned now.
+		if _, err := e.claimNames(ctx, t.cfg, rec); err != nil {
+			return nil, e.failUp(ctx, rec, err)
+		}
 		if o, err = e.observe(ctx, t.cfg, rec, a.Env); err != nil {
 			return nil, e.failUp(ctx, rec, err)
 		}
@@ -215,6 +219,11 @@ func (e *Engine) planUp(ctx context.Context, s Progress, t *upTarget, a api.UpAr
 	old, err := e.reg.Worktree(ctx, cfg.Project.Name, t.name)
 	if err != nil || t.cfgErr != nil {
 		return nil, nil, nil, nil
+	}
+	// Its names first: a stable name handed out now changes its URLs,
+	// which the plan then carries.
+	if _, err := e.claimNames(ctx, cfg, old); err != nil {
+		return nil, nil, nil, err
 	}
 	o, err := e.observe(ctx, cfg, old, a.Env)
 	if err != nil {
@@ -365,6 +374,9 @@ func (e *Engine) allRunning(ctx context.Context, cfg *config.Config, rec *regist
 		if !ok || !st.State.Running() {
 			if sv, err := e.reg.Service(ctx, rec.ID, name); err == nil && sv.Stopped {
 				continue // binky stop stopped it: up leaves it so
+			}
+			if cfg.Services[name].Wake {
+				continue // it waits for its request (waitsRecorded)
 			}
 			return false
 		}

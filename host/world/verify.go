@@ -62,7 +62,7 @@ func (e *Engine) Verify(ctx context.Context, a api.VerifyArgs, s Progress) (*api
 		start := time.Now()
 		sh := renderShellCmd(command, "", coords)
 		// Each check waits for a place in the jobs queue (docs/admission.md).
-		release, _, err := e.jobPlace(ctx, s, rec, cfg)
+		release, _, err := e.jobPlace(ctx, s, rec.Project, e.jobLimits(ctx, rec, cfg))
 		if err != nil {
 			return nil, err
 		}
@@ -79,6 +79,7 @@ func (e *Engine) Verify(ctx context.Context, a api.VerifyArgs, s Progress) (*api
 	passed := run.Passed
 	e.events.Emit(events.Event{Event: events.VerifyDone, Project: rec.Project, Worktree: rec.Name, Passed: &passed, DurationMS: run.Duration.Milliseconds()})
 	out := VerifyOf(run)
+	out.BrowserErrors = e.browserErrors(cfg, rec)
 	if !run.Passed {
 		var failed []string
 		for _, c := range run.Checks {

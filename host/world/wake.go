@@ -43,7 +43,7 @@ func (e *Engine) WakeStart(ctx context.Context, cfg *config.Config, rec *registr
 	sel := selectionOf(cfg, fresh.Selection)
 	if err := startLevels(cfg, func(name string) error {
 		spec, ok := specs[name]
-		if !ok || !sel.in(name) {
+		if c := cfg.Services[name]; !ok || !sel.in(name) || (c != nil && c.Wake) {
 			return nil
 		}
 		return e.runSpec(ctx, nil, name, spec)

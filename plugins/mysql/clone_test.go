@@ -168,7 +168,7 @@ func BenchmarkClone(b *testing.B) {
 	ctx := context.Background()
 	a := New()
 	tg := func(s string) sdk.Target { return target(admin, s, nil) }
-	src, dst := "bt_bench_golden", "bt_bench_clone"
+	src, dst := testSlice(b, "golden"), testSlice(b, "clone") // another run may bench beside this one
 	if _, err := a.Provision(ctx, &sdk.ProvisionRequest{Header: hdr(), Target: tg(src)}); err != nil {
 		b.Skipf("MySQL/MariaDB not usable at %s: %v", admin, err)
 	}

@@ -159,7 +159,7 @@ func BenchmarkClone(b *testing.B) {
 		b.Run(strategy, func(b *testing.B) {
 			a := New()
 			cfg := map[string]any{KeyCloneStrategy: strategy}
-			src, dst := "bt_bench_golden", "bt_bench_clone"
+			src, dst := testSlice(b, "golden"), testSlice(b, "clone") // another run may bench beside this one
 			tg := func(s string) sdk.Target { return target(admin, s, cfg) }
 			defer func() {
 				for _, s := range []string{dst, src} {

@@ -76,7 +76,7 @@ func connectWaiting(ctx context.Context, url string) (*pgx.Conn, error) {
 }
 
 // testSlice is a fresh slice name: bt_<8 hex>_<suffix>.
-func testSlice(t *testing.T, suffix string) string {
+func testSlice(t testing.TB, suffix string) string {
 	t.Helper()
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
@@ -143,15 +143,35 @@ func adapterBinary(t *testing.T) string {
 	return adaptertest.Binary(t, "binky-adapter-postgres")
 }
 
-// TestMain removes the secret schema in the admin
-// database when this run made it.
+// TestMain removes the secret schema in the admin database when this run
+// made it and no slice role is left whose password derives from it: a run
+// beside this one (another module's, another session's) may still be
+// using it, and a new key under its roles would change their passwords
+// between two resolves.
 func TestMain(m *testing.M) {
 	hadSchema := schemaExists()
 	code := m.Run()
-	if hadSchema == 0 && schemaExists() == 1 {
+	if hadSchema == 0 && schemaExists() == 1 && sliceRoles() == 0 {
 		dropSchema()
 	}
 	os.Exit(code)
+}
+
+// sliceRoles counts the roles binky made on the server (roleComment), -1
+// when the server cannot say.
+func sliceRoles() int {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
+	defer cancel()
+	c, err := pgx.Connect(ctx, adminFromEnv())
+	if err != nil {
+		return -1
+	}
+	defer c.Close(ctx)
+	var n int
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE shobj_description(oid, 'pg_authid') = $1", roleComment).Scan(&n); err != nil {
+		return -1
+	}
+	return n
 }
 
 func adminFromEnv() string {

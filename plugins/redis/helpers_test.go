@@ -124,8 +124,11 @@ func adapterBinary(t *testing.T) string {
 	return adaptertest.Binary(t, "binky-adapter-redis")
 }
 
-// TestMain removes the built binary, and the secret key on each server
-// where this run made it.
+// TestMain removes the secret key on each server where this run made it
+// and no ACL user but default is left: a run beside this one (another
+// module's, another session's) may still be using the key, and a new one
+// under its slices' users would change their passwords between two
+// resolves.
 func TestMain(m *testing.M) {
 	had := map[string]bool{}
 	for _, s := range testServers {
@@ -133,11 +136,34 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	for _, s := range testServers {
-		if !had[s.name] {
+		if !had[s.name] && !otherUsers(s.url()) {
 			deleteSecret(s.url())
 		}
 	}
 	os.Exit(code)
+}
+
+// otherUsers reports whether the server has an ACL user besides default
+// (or cannot say).
+func otherUsers(admin string) bool {
+	opts, err := goredis.ParseURL(admin)
+	if err != nil {
+		return true
+	}
+	c := goredis.NewClient(opts)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a hang: a refused server answers at once, a busy one late
+	defer cancel()
+	users, err := c.Do(ctx, "ACL", "USERS").StringSlice()
+	if err != nil {
+		return !unknownCommand(err) // a server without ACLs has no users to keep a key for
+	}
+	for _, u := range users {
+		if u != "default" {
+			return true
+		}
+	}
+	return false
 }
 
 func secretExists(admin string) bool {

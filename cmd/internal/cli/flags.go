@@ -29,11 +29,15 @@ type Logs struct {
 	Since      string `help:"Only lines written since then: a duration (10m, 2h) or a time (RFC 3339, 2026-12-07T12:00:00Z)." placeholder:"WHEN"`
 	Timestamps bool   `short:"t" help:"Start each line with the time it was written (to the second; see docs/architecture.md)."`
 	JSON       bool   `help:"Print one JSON object per line: {\"service\",\"time\",\"line\"} (redacted like the text)."`
+	Browser    bool   `help:"Print what the world's pages reported in the browser instead (console.error, uncaught errors, failed fetches; [agents] browser_logs): -n counts entries."`
 }
 
 // Trust is `binky trust`'s flags.
 type Trust struct {
 	Uninstall bool `help:"Remove Binky's local CA from the trust stores instead."`
+	// Zone makes (when missing) and trusts the CA of each zone named: the
+	// apex a project sets (apex = "test").
+	Zone []string `help:"Also make and trust the CA of this apex's zone (test, example, internal or home.arpa), for a project with apex = \"test\"; repeatable." placeholder:"ZONE"`
 }
 
 // Adapters is `binky adapters`'s flags.

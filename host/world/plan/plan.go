@@ -37,7 +37,13 @@ type Service struct {
 	// clones from now ("" when it clones from none); Migrate a sum of its
 	// migrate command and the content of its inputs ("" without migrate).
 	Config, Golden, Migrate string
+	// Wake: a cmd service that starts on its first proxied request
+	// (wake = true); up leaves it waiting when it does not run.
+	Wake bool
 }
+
+// WaitsWhy is why the plan leaves a wake service waiting.
+const WaitsWhy = api.ReasonWaits
 
 // Recorded is what the registry and the supervisor say of a service of the
 // running world. An empty Hash, Config, Golden or Migrate was not recorded
@@ -179,6 +185,11 @@ func planSlice(p *Plan, s Service, r Recorded, ok bool, changed map[string]bool)
 func planCmd(p *Plan, s Service, r Recorded, ok bool, w World, changed map[string]bool) {
 	switch {
 	case ok && r.Stopped:
+		return
+	case s.Wake && (!ok || !r.Live || r.Cmd != s.Cmd):
+		// Recorded (its spec and ports) but not started: the proxy starts
+		// it. No change by itself, as a skip.
+		p.Wait = append(p.Wait, Step{Service: s.Name, Why: WaitsWhy})
 		return
 	case !ok || r.Cmd != s.Cmd:
 		p.Start = append(p.Start, Step{Service: s.Name, Why: "new in binky.toml"})

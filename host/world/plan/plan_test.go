@@ -149,6 +149,22 @@ skip      worker: not in --only web`},
 			plan: `verify    db: kept; checked on its server
 restart   worker: it depends on web, which changes
 start     web: not running`},
+		{name: "a wake service that does not run waits; a woken one is kept, restarted when it changes",
+			want: []Service{db, with(web, func(s *Service) { s.Wake = true }), with(worker, func(s *Service) { s.Wake = true; s.Hash = "w2" }),
+				{Name: "docs", Cmd: true, Hash: "d", Wake: true}},
+			have: have(func(m map[string]Recorded) {
+				m["web"] = Recorded{Cmd: true, Hash: "h1", Ports: web.Ports, URL: web.URL}
+			}),
+			plan: `verify    db: kept; checked on its server
+restart   worker: its config changed
+wait      web: starts on its first request
+wait      docs: starts on its first request`},
+		{name: "a wake service stopped by binky stop stays so",
+			want: []Service{db, with(web, func(s *Service) { s.Wake = true }), worker},
+			have: have(func(m map[string]Recorded) {
+				m["web"] = Recorded{Cmd: true, Hash: "h1", Stopped: true, Ports: web.Ports, URL: web.URL}
+			}), empty: true,
+			plan: "verify    db: kept; checked on its server"},
 		{name: "what an older binky did not record is no change",
 			want: []Service{with(db, func(s *Service) { s.Config = `{"a":1}`; s.Golden = "k" }), with(web, func(s *Service) { s.Hash = "h9" }), worker},
 			have: have(func(m map[string]Recorded) {

@@ -1,6 +1,6 @@
 //go:build windows
 
-package supervisor
+package shareopen
 
 import (
 	"os"
@@ -8,12 +8,12 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// openShared opens a log file with FILE_SHARE_DELETE besides read and write
+// Open opens a log file with FILE_SHARE_DELETE besides read and write
 // sharing, as Unix always allows: a log rolls (is renamed) while a service
 // or a follower still has it open. os.OpenFile does not ask for it. flag
 // is os.O_RDONLY, or os.O_WRONLY|os.O_APPEND|os.O_CREATE (what the logs
 // use); perm is ignored (ACLs, not modes, guard files on Windows).
-func openShared(path string, flag int, _ os.FileMode) (*os.File, error) {
+func Open(path string, flag int, _ os.FileMode) (*os.File, error) {
 	p, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}

@@ -169,19 +169,21 @@ func runOnce(ctx context.Context, path, call string, request []byte, env []strin
 	}
 	defer closeAll()
 
-	cmd := exec.Command(path, call)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	ownGroup(cmd)
 	// On Windows the adapter runs in a job of its own (the group's twin);
 	// closing it ends whatever is left in it.
 	j := newJob()
 	defer j.close()
+	cmd, err := startRetrying(j.start, func() *exec.Cmd {
+		cmd := exec.Command(path, call)
+		cmd.Env = env
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+		ownGroup(cmd)
+		return cmd
+	})
 	kill := func() {
 		killGroup(cmd)
 		j.kill()
 	}
-	err = j.start(cmd)
 	// The child holds its own copies of these ends now.
 	_ = inR.Close()
 	_ = outW.Close()

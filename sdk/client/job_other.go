@@ -12,6 +12,10 @@ func newJob() *job { return nil }
 
 func (*job) start(cmd *exec.Cmd) error { return cmd.Start() }
 
+// startAgain: a failed start elsewhere is final (job_windows.go says when
+// it is not on Windows).
+func startAgain(error) bool { return false }
+
 func (*job) kill() {}
 
 func (*job) close() {}

@@ -3,6 +3,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"sync"
@@ -69,6 +70,15 @@ func (j *job) start(cmd *exec.Cmd) error {
 	}
 	return nil
 }
+
+// startAgain reports whether a start that failed is worth another try.
+// Under Wine, CreateProcess now and then answers ERROR_INTERNAL_ERROR
+// ("Internal error."): the new process died in Wine's loader before it
+// reported itself started (ntdll's NtCreateUserProcess turns a start
+// that never reported success into STATUS_INTERNAL_ERROR), so nothing of
+// the adapter ran and starting it again is safe. One conformance call in
+// a CI run of thousands met it; Windows itself does not answer it.
+func startAgain(err error) bool { return errors.Is(err, windows.ERROR_INTERNAL_ERROR) }
 
 func (j *job) adopt(pid uint32) error {
 	// The process is our unreaped child, so its pid names it still.

@@ -35,15 +35,20 @@ func startIn(cfg *plugin.ClientConfig, cmd *exec.Cmd, j *job, sockDir string) {
 	cfg.RunnerFunc = func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
 		cmd.Env = append(cmd.Env, spec.Env...)
 		cmd.Stdin = spec.Stdin
-		stdout, err := cmd.StdoutPipe()
+		// Plain pipes, not exec's StdoutPipe: a start that fails closes
+		// exec's pipes, and Start may need a second command (startAgain).
+		outR, outW, err := os.Pipe()
 		if err != nil {
 			return nil, err
 		}
-		stderr, err := cmd.StderrPipe()
+		errR, errW, err := os.Pipe()
 		if err != nil {
+			_ = outR.Close()
+			_ = outW.Close()
 			return nil, err
 		}
-		return &jobRunner{cmd: cmd, job: j, stdout: stdout, stderr: stderr}, nil
+		cmd.Stdout, cmd.Stderr = outW, errW
+		return &jobRunner{cmd: cmd, job: j, stdout: outR, stderr: errR, childEnds: []*os.File{outW, errW}}, nil
 	}
 }
 
@@ -53,19 +58,45 @@ func startIn(cfg *plugin.ClientConfig, cmd *exec.Cmd, j *job, sockDir string) {
 type jobRunner struct {
 	cmd            *exec.Cmd
 	job            *job
-	stdout, stderr io.ReadCloser
+	stdout, stderr *os.File
+	childEnds      []*os.File // the write ends the adapter holds its own copies of once started
 	pid            int
 }
 
 func (r *jobRunner) Start(context.Context) error {
-	if err := r.job.start(r.cmd); err != nil {
+	first, tried := r.cmd, false
+	cmd, err := startRetrying(r.job.start, func() *exec.Cmd {
+		if !tried {
+			tried = true
+			return first
+		}
+		again := exec.Command(first.Path, first.Args[1:]...)
+		again.Env, again.Dir = first.Env, first.Dir
+		again.Stdin, again.Stdout, again.Stderr = first.Stdin, first.Stdout, first.Stderr
+		return again
+	})
+	r.cmd = cmd
+	for _, f := range r.childEnds {
+		_ = f.Close()
+	}
+	if err != nil {
+		_ = r.stdout.Close()
+		_ = r.stderr.Close()
 		return err
 	}
 	r.pid = r.cmd.Process.Pid
 	return nil
 }
 
-func (r *jobRunner) Wait(context.Context) error { return r.cmd.Wait() }
+// Wait waits for the adapter and then closes the read ends, as exec's
+// StdoutPipe would (go-plugin has read them to their end by then, or
+// stops reading at the close).
+func (r *jobRunner) Wait(context.Context) error {
+	err := r.cmd.Wait()
+	_ = r.stdout.Close()
+	_ = r.stderr.Close()
+	return err
+}
 
 func (r *jobRunner) Kill(context.Context) error {
 	r.job.kill()

@@ -5,8 +5,13 @@ import (
 	"strings"
 )
 
-// suggest returns the candidate closest to got when one is close enough to
-// be a likely typo, else "".
+// Suggest returns the candidate closest to got when one is close enough to
+// be a likely typo (case, '-' for '_', a known alias, or a couple of
+// edits), else "": the "did you mean" of binky.toml's keys, for other
+// files Binky reads strictly (hosts.toml).
+func Suggest(got string, candidates []string) string { return suggest(got, candidates) }
+
+// suggest is Suggest.
 func suggest(got string, candidates []string) string {
 	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
 	g := norm(got)

@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/binkyhq/binky/host/config"
 )
 
 // FileName is the hosts file inside BINKY_HOME. It is the user's own: it
@@ -209,7 +211,7 @@ func decodeHost(file string, lines lineIndex, name string, v any) (*Host, error)
 	for _, k := range sortedKeys(m) {
 		if !slices.Contains(hostKeys, k) {
 			hint := "known keys: " + strings.Join(hostKeys, ", ")
-			if s := nearest(k, hostKeys); s != "" {
+			if s := config.Suggest(k, hostKeys); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			return nil, bad(k, hint, "hosts.%s: unknown key %q", name, k)
@@ -421,40 +423,6 @@ func oneLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// nearest is the known key within two edits of k, or "".
-func nearest(k string, known []string) string {
-	best, bd := "", 3
-	for _, c := range known {
-		if d := editDistance(k, c); d < bd {
-			best, bd = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Lookup returns the host called name, or an error saying how to add it.

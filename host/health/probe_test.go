@@ -3,7 +3,6 @@ package health
 import (
 	"context"
 	"errors"
-	"github.com/binkyhq/binky/internal/wine"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/binkyhq/binky/internal/testport"
+	"github.com/binkyhq/binky/internal/wine"
 )
 
 func statusServer(t *testing.T, status int) *httptest.Server {
@@ -32,17 +34,10 @@ func statusServer(t *testing.T, status int) *httptest.Server {
 	return srv
 }
 
-// closedPort returns a 127.0.0.1 address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
+// closedPort is a loopback address that refuses connections, held for
+// the test (a port freed by closing a listener can be handed to another
+// parallel test's listener, and the probe would pass).
+func closedPort(t *testing.T) string { return testport.Closed(t) }
 
 func TestCheckHTTP(t *testing.T) {
 	t.Parallel()

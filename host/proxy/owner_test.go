@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/binkyhq/binky/host/listeners"
+	"github.com/binkyhq/binky/internal/testport"
 )
 
 // fakePeer is an Options.Peer with a fixed answer that records what it
@@ -43,18 +44,11 @@ func (f *fakePeer) calls() [][2]netip.AddrPort {
 	return append([][2]netip.AddrPort(nil), f.asked...)
 }
 
-// closedPort is a loopback address nothing listens on (it was just
-// freed).
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
+// closedPort is a loopback address that refuses connections, held for
+// the test: a port freed by closing a listener can be handed to the next
+// listen on port 0 (in the proxy's tests, the proxy itself, which then
+// forwarded to itself until Wine's sockets ran out).
+func closedPort(t *testing.T) string { return testport.Closed(t) }
 
 // hangUpBackend accepts connections and closes them unanswered: the
 // exchange fails after the connection was made (502).

@@ -78,6 +78,11 @@ func (p *Proxy) forwardError(w http.ResponseWriter, r *http.Request, err error) 
 		http.Error(w, "route removed", http.StatusBadGateway)
 		return
 	}
+	if errors.Is(err, errSelfTarget) {
+		p.log.Warn("route refused: its target is the proxy's own address", "host", e.route.Host, "target", e.route.Target)
+		p.writeUnavailable(w, r, e.route, "its target "+e.route.Target+" is Binky's proxy itself (the request would loop)")
+		return
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		p.log.Debug("backend not accepting connections", "host", e.route.Host, "target", e.route.Target, "error", err)

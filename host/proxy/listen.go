@@ -118,6 +118,7 @@ func (p *Proxy) startTLS(base context.Context) {
 	cfg := p.opts.Certs.TLSConfig(p.tlsAllowed)
 	p.tlsPort.Store(int32(listenerPort(ln)))
 	for _, l := range append([]net.Listener{ln}, loopbackV6(ln)...) {
+		p.addSelf(l)
 		srv := p.newServer(base)
 		srv.TLSConfig = cfg.Clone() // ServeTLS edits its server's config
 		p.wg.Add(1)

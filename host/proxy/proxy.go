@@ -96,6 +96,7 @@ type Proxy struct {
 	note     string // why the http listener is not on Addr; set once by Start
 	tlsPort  atomic.Int32
 	tlsReady atomic.Bool
+	self     atomic.Pointer[[]netip.AddrPort] // the listeners' addresses, which no route may reach (refuseSelf)
 	wakes    wakes
 
 	browserNotes sync.Map // route host and reason: a page left without the script, said once
@@ -135,6 +136,7 @@ func New(opts Options) *Proxy {
 		transport: newTransport(dialer),
 		buffers:   newBufferPool(),
 	}
+	dialer.ControlContext = p.refuseSelf
 	p.table.Store(&table{hosts: map[string]*entry{}})
 	p.clock.set(time.Now())
 	return p
@@ -273,12 +275,14 @@ func (p *Proxy) Start(ctx context.Context) error {
 	}
 	p.started = true
 	p.port.Store(int32(listenerPort(ln)))
+	p.addSelf(ln)
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
 	go p.sweepIdle(base)
 	go p.clock.run(base)
 	p.serveFront(base, ln)
 	for _, extra := range loopbackV6(ln) {
+		p.addSelf(extra)
 		p.serveFront(base, extra)
 	}
 	if p.opts.Certs != nil {

@@ -242,8 +242,14 @@ func TestStalledRunFreezesNothing(t *testing.T) {
 		t.Fatalf("up: %v", err)
 	}
 	run := api.RunArgs{WorldRef: api.WorldRef{Name: "main", Dir: f.repo, Env: api.EnvMap(os.Environ())}, Command: "yes | head -c 50000000"}
-	f.stalledCall(t, api.OpRun, run)
+	c := f.stalledCall(t, api.OpRun, run)
 	eventually(t, "the run to take a job place", func() bool { return f.d.adm.Jobs().Running == 1 })
+	// The down comes once the run's output fills the caller's socket: the
+	// run's stream is then in a write that nobody reads. A down sent
+	// earlier could end the command before its output filled the buffer
+	// (a busy machine starts yes late), and a stream that never waits
+	// never stalls: the test then waited for a stall that could not come.
+	eventually(t, "the run's output to fill the caller's socket", func() bool { return unreadBytes(t, c) >= 64<<10 })
 
 	downDone := make(chan error, 1)
 	go func() {

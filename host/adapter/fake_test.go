@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/binkyhq/binky/internal/testbin"
 	"github.com/binkyhq/binky/sdk"
 )
 
@@ -209,18 +210,8 @@ func copyFake(t testing.TB, dir, mode string) string {
 	if runtime.GOOS == "windows" {
 		t.Skip("fake adapters rely on Unix process groups and symlinks")
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := filepath.Join(dir, Prefix+"fake-"+mode)
-	if err := os.WriteFile(p, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.CopySelf(t, p)
 	return p
 }
 

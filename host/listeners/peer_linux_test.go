@@ -5,6 +5,7 @@ package listeners
 import (
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/internal/testbin"
 	"github.com/binkyhq/binky/internal/testroot"
 	"net"
 	"net/netip"
@@ -168,13 +169,7 @@ func nobodyCommand(t *testing.T, run string, env ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "listeners.test")
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.CopySelf(t, bin)
 	cmd := exec.Command(bin, "-test.run="+run)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)

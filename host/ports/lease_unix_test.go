@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/binkyhq/binky/internal/testbin"
 	"github.com/binkyhq/binky/internal/testroot"
 	"io"
 	"io/fs"
@@ -170,10 +171,8 @@ func newOtherUser(t *testing.T) *otherUser {
 	must(t, err)
 	t.Cleanup(func() { os.RemoveAll(base) })
 	must(t, os.Chmod(base, 0o755))
-	b, err := os.ReadFile(os.Args[0])
-	must(t, err)
 	u := &otherUser{base: base, bin: filepath.Join(base, "ports.test")}
-	must(t, os.WriteFile(u.bin, b, 0o755))
+	testbin.CopySelf(t, u.bin)
 	u.tmp = u.dir(t, "tmp")
 	return u
 }

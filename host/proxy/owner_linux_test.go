@@ -5,6 +5,7 @@ package proxy
 import (
 	"encoding/json"
 	"errors"
+	"github.com/binkyhq/binky/internal/testbin"
 	"github.com/binkyhq/binky/internal/testroot"
 	"io"
 	"net"
@@ -109,13 +110,7 @@ func nobodyCommand(t *testing.T, env ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "proxy.test")
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.CopySelf(t, bin)
 	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
